@@ -1,0 +1,99 @@
+/**
+ * Exact fixed-point decimals: a `Fixed` is a bigint counting 10^-18 units, so every native
+ * amount (lamports, wei) and every USD amount is held exactly, and rounding happens only in
+ * division (toward zero, deterministic). Decimal strings never use exponent form.
+ */
+export type Fixed = bigint
+
+export const SCALE_DIGITS = 18
+export const ONE: Fixed = 10n ** 18n
+export const ZERO: Fixed = 0n
+
+const pow10Cache: Array<bigint> = []
+export const pow10 = (n: number): bigint => {
+  let v = pow10Cache[n]
+  if (v === undefined) {
+    v = 10n ** BigInt(n)
+    pow10Cache[n] = v
+  }
+  return v
+}
+
+/** An integer amount of base units with `decimals` decimals, as a Fixed. */
+export const fromBaseUnits = (amount: bigint, decimals: number): Fixed =>
+  decimals <= SCALE_DIGITS ? amount * pow10(SCALE_DIGITS - decimals) : amount / pow10(decimals - SCALE_DIGITS)
+
+/** A Fixed as an integer amount of base units with `decimals` decimals (truncated). */
+export const toBaseUnits = (value: Fixed, decimals: number): bigint =>
+  decimals <= SCALE_DIGITS ? value / pow10(SCALE_DIGITS - decimals) : value * pow10(decimals - SCALE_DIGITS)
+
+export const fromInt = (n: number | bigint): Fixed => BigInt(n) * ONE
+
+export const mul = (a: Fixed, b: Fixed): Fixed => (a * b) / ONE
+/** a / b, truncated toward zero; 0 when b is 0. */
+export const div = (a: Fixed, b: Fixed): Fixed => (b === 0n ? 0n : (a * ONE) / b)
+/** a × b / c computed with one rounding; 0 when c is 0. */
+export const mulDiv = (a: bigint, b: bigint, c: bigint): bigint => (c === 0n ? 0n : (a * b) / c)
+/** a / b × 100 as a percentage Fixed; 0 when b is 0. */
+export const pct = (a: Fixed, b: Fixed): Fixed => (b === 0n ? 0n : (a * ONE * 100n) / b)
+
+export const min = (a: Fixed, b: Fixed): Fixed => (a < b ? a : b)
+export const max = (a: Fixed, b: Fixed): Fixed => (a > b ? a : b)
+export const abs = (a: Fixed): Fixed => (a < 0n ? -a : a)
+
+const decimalPattern = /^(-)?(\d+)(?:\.(\d+))?$/
+
+/** Parses a plain decimal string (no exponent); digits past 18 decimals are truncated. */
+export const parse = (text: string): Fixed | undefined => {
+  const m = decimalPattern.exec(text)
+  if (m === null) return undefined
+  const frac = (m[3] ?? "").slice(0, SCALE_DIGITS).padEnd(SCALE_DIGITS, "0")
+  const v = BigInt(m[2]!) * ONE + BigInt(frac)
+  return m[1] === "-" && v !== 0n ? -v : v
+}
+
+/** Parses a decimal string, throwing on malformed input (for trusted internal constants). */
+export const unsafeParse = (text: string): Fixed => {
+  const v = parse(text)
+  if (v === undefined) throw new Error(`not a decimal string: ${text}`)
+  return v
+}
+
+/** Formats as a plain decimal string without exponent and without trailing zeros: "0.000123", "42", "-1.5". */
+export const format = (value: Fixed): string => {
+  const negative = value < 0n
+  const digits = (negative ? -value : value).toString()
+  let out: string
+  if (digits.length <= SCALE_DIGITS) {
+    const frac = digits.padStart(SCALE_DIGITS, "0").replace(/0+$/, "")
+    out = frac.length === 0 ? "0" : `0.${frac}`
+  } else {
+    const int = digits.slice(0, digits.length - SCALE_DIGITS)
+    const frac = digits.slice(digits.length - SCALE_DIGITS).replace(/0+$/, "")
+    out = frac.length === 0 ? int : `${int}.${frac}`
+  }
+  return negative && out !== "0" ? `-${out}` : out
+}
+
+/** Formats rounded toward zero to at most `places` decimals (for percentages). */
+export const formatPlaces = (value: Fixed, places: number): string => {
+  const unit = pow10(SCALE_DIGITS - places)
+  return format((value / unit) * unit)
+}
+
+/** Formats an integer base-unit amount with `decimals` decimals as a decimal string. */
+export const formatUnits = (amount: bigint, decimals: number): string => format(fromBaseUnits(amount, decimals))
+
+/** Nearest JSON number (for candle values, which the spec sends as numbers). */
+export const toNumber = (value: Fixed): number => {
+  const int = value / ONE
+  const frac = value - int * ONE
+  return Number(int) + Number(frac) / 1e18
+}
+
+/** A finite JSON number as a Fixed (for filters given as numbers). */
+export const fromNumber = (n: number): Fixed => {
+  if (!Number.isFinite(n)) return 0n
+  const text = n.toFixed(SCALE_DIGITS > 20 ? 20 : SCALE_DIGITS)
+  return parse(text) ?? 0n
+}

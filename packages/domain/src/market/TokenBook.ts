@@ -1,0 +1,336 @@
+/**
+ * One token's state, folded from its events, and its wire object. The engine owns one TokenBook per
+ * token; the book is also the token's discovery candidate.
+ */
+import type { Chain } from "../Chain.js"
+import { nativeAsset } from "../Chain.js"
+import type { DiscoveryCandidate } from "../discovery/Discovery.js"
+import type { TokenMetadataFields } from "../events/MarketEvent.js"
+import * as Fixed from "../Fixed.js"
+import type { Token } from "../wire/Token.js"
+import { HolderBook } from "./Holders.js"
+import { TradeTape } from "./TradeTape.js"
+import type { FundingValue } from "./Wallets.js"
+import { unresolvedFunding } from "./Wallets.js"
+
+export interface PoolState {
+  readonly address: string
+  readonly dex: string
+  anchorAddress: string
+  anchorSymbol: string
+  liquidityNative: Fixed.Fixed
+  liquidityUsd: Fixed.Fixed
+  /** Order in which the pool was first seen, for a stable order among equally deep pools. */
+  readonly seenOrder: number
+}
+
+interface MoneyFixed {
+  native: Fixed.Fixed
+  usd: Fixed.Fixed
+}
+
+const zeroMoney = (): MoneyFixed => ({ native: 0n, usd: 0n })
+
+const money = (m: MoneyFixed) => ({ native: Fixed.format(m.native), usd: Fixed.format(m.usd) })
+
+const emptyMetadata: TokenMetadataFields = {
+  name: "",
+  symbol: "",
+  image: null,
+  description: null,
+  website: null,
+  twitter: null,
+  telegram: null,
+  discord: null
+}
+
+/** Addresses that never count as holders: burn sinks. Pools and the curve are added per token. */
+const burnAddresses = new Set([
+  "1nc1nerator11111111111111111111111111111111",
+  "0x000000000000000000000000000000000000dead",
+  "0x0000000000000000000000000000000000000000"
+])
+
+const CURVE_HISTORY_MS = 3_600_000
+const CURVE_SAMPLE_MS = 60_000
+
+export class TokenBook implements DiscoveryCandidate {
+  readonly key: string
+  metadata: TokenMetadataFields = emptyMetadata
+  bondingCurvePct: Fixed.Fixed | null
+  graduatedAt: number | null = null
+  graduatedToPool: string | null = null
+  graduatedToDex: string | null = null
+  readonly pools = new Map<string, PoolState>()
+  priceNative: Fixed.Fixed = 0n
+  priceUsd: Fixed.Fixed = 0n
+  hasMarket = false
+  athPrice: MoneyFixed = zeroMoney()
+  athPriceAt = 0
+  athMarketCap: MoneyFixed = zeroMoney()
+  athMarketCapAt = 0
+  readonly volume: MoneyFixed = zeroMoney()
+  readonly fees = { transaction: zeroMoney(), validator: zeroMoney(), platform: zeroMoney(), dex: zeroMoney() }
+  security = {
+    mintDisabled: false,
+    transferBlockable: false,
+    lpBurntPct: null as string | null,
+    transferFeeBps: null as number | null
+  }
+  platforms: Array<{ platform: string; isPaid: boolean; paidAt: number | null }> = []
+  devFunding: FundingValue = unresolvedFunding
+  updatedAt: number
+  readonly tape: TradeTape
+  readonly holders: HolderBook
+  /** Curve readings, one per minute at most, over the last hour (for bondingCurveActivity). */
+  private curveSamples: Array<number> = []
+  private cachedWire: Token | undefined
+  private poolCount = 0
+
+  constructor(
+    readonly chain: Chain,
+    readonly address: string,
+    readonly creator: string,
+    readonly decimals: number,
+    public supply: bigint,
+    readonly launchpad: string | null,
+    readonly hasCurve: boolean,
+    readonly launchBlock: number,
+    readonly createdAt: number,
+    readonly annotations: ReadonlyArray<string>,
+    tapeRetainMs: number
+  ) {
+    this.key = `${chain}:${address}`
+    this.bondingCurvePct = hasCurve ? 0n : null
+    this.updatedAt = createdAt
+    this.tape = new TradeTape({ retainMs: tapeRetainMs })
+    this.holders = new HolderBook(supply, creator, launchBlock, (a) => this.isExcludedFromTop10(a))
+  }
+
+  // --- discovery candidate view -------------------------------------------------------------
+
+  get name(): string {
+    return this.metadata.name
+  }
+  get symbol(): string {
+    return this.metadata.symbol
+  }
+  get twitter(): string | null {
+    return this.metadata.twitter
+  }
+  get website(): string | null {
+    return this.metadata.website
+  }
+  get telegram(): string | null {
+    return this.metadata.telegram
+  }
+  get discord(): string | null {
+    return this.metadata.discord
+  }
+  get creatorFunder(): string | null {
+    return this.devFunding.address
+  }
+  get anchorSymbol(): string | null {
+    return this.deepestPool()?.anchorSymbol ?? null
+  }
+  get anchorAddress(): string | null {
+    return this.deepestPool()?.anchorAddress ?? null
+  }
+  get volume24hUsd(): Fixed.Fixed {
+    return this.tape.volume24h().usd
+  }
+  get marketCapUsd(): Fixed.Fixed {
+    return this.marketCapOf(this.priceUsd)
+  }
+  get liquidityUsd(): Fixed.Fixed {
+    let sum = 0n
+    for (const pool of this.pools.values()) sum += pool.liquidityUsd
+    return sum
+  }
+  get liquidityNative(): Fixed.Fixed {
+    let sum = 0n
+    for (const pool of this.pools.values()) sum += pool.liquidityNative
+    return sum
+  }
+  get holdersCount(): number {
+    return this.holders.holderCount()
+  }
+  get buys24h(): number {
+    return this.tape.count24h().buys
+  }
+  get sells24h(): number {
+    return this.tape.count24h().sells
+  }
+  get devHoldingPct(): Fixed.Fixed {
+    return this.holders.devPct()
+  }
+  get snipersPct(): Fixed.Fixed {
+    return this.holders.snipersPct()
+  }
+  get top10Pct(): Fixed.Fixed {
+    return this.holders.top10Pct()
+  }
+  get globalFeesPaidUsd(): Fixed.Fixed {
+    return this.fees.platform.usd + this.fees.dex.usd
+  }
+  get bondingCurveActivity(): number {
+    if (this.bondingCurvePct === null || this.curveSamples.length === 0) return 0
+    return Fixed.toNumber(this.bondingCurvePct) - this.curveSamples[1]!
+  }
+
+  // --- folding --------------------------------------------------------------------------------
+
+  /** Whole-token supply × price. */
+  marketCapOf(price: Fixed.Fixed): Fixed.Fixed {
+    return Fixed.mul(price, Fixed.fromBaseUnits(this.supply, this.decimals))
+  }
+
+  isExcludedFromTop10(address: string): boolean {
+    return burnAddresses.has(address) || this.pools.has(address) || address === this.address
+  }
+
+  touch(at: number): void {
+    if (at > this.updatedAt) this.updatedAt = at
+    this.cachedWire = undefined
+  }
+
+  /** The pool a swap or liquidity event names, registered on first sight. */
+  pool(address: string, dex: string, anchorAddress: string, anchorSymbol: string): PoolState {
+    let pool = this.pools.get(address)
+    if (pool === undefined) {
+      pool = { address, dex, anchorAddress, anchorSymbol, liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.poolCount++ }
+      this.pools.set(address, pool)
+    }
+    return pool
+  }
+
+  deepestPool(): PoolState | undefined {
+    let best: PoolState | undefined
+    for (const pool of this.pools.values()) {
+      if (
+        best === undefined ||
+        pool.liquidityUsd > best.liquidityUsd ||
+        (pool.liquidityUsd === best.liquidityUsd && pool.seenOrder < best.seenOrder)
+      ) best = pool
+    }
+    return best
+  }
+
+  /** Venues of the token's pools, deepest pool first, each venue once. */
+  dexes(): Array<string> {
+    const pools = [...this.pools.values()].sort((a, b) =>
+      a.liquidityUsd === b.liquidityUsd ? a.seenOrder - b.seenOrder : a.liquidityUsd > b.liquidityUsd ? -1 : 1
+    )
+    const out: Array<string> = []
+    for (const pool of pools) if (!out.includes(pool.dex)) out.push(pool.dex)
+    return out
+  }
+
+  /** A trade at `priceNative`/`priceUsd` moves the price and the all-time highs. */
+  recordPrice(priceNative: Fixed.Fixed, priceUsd: Fixed.Fixed, at: number): void {
+    this.priceNative = priceNative
+    this.priceUsd = priceUsd
+    this.hasMarket = true
+    if (priceUsd > this.athPrice.usd) {
+      this.athPrice = { native: priceNative, usd: priceUsd }
+      this.athPriceAt = at
+    }
+    const mcapUsd = this.marketCapOf(priceUsd)
+    if (mcapUsd > this.athMarketCap.usd) {
+      this.athMarketCap = { native: this.marketCapOf(priceNative), usd: mcapUsd }
+      this.athMarketCapAt = at
+    }
+  }
+
+  recordCurve(pct: Fixed.Fixed, at: number): void {
+    this.bondingCurvePct = pct
+    // samples: [time0, pct0, time1, pct1, ...] oldest first, at most one per minute, last hour only
+    const value = Fixed.toNumber(pct)
+    const n = this.curveSamples.length
+    if (n === 0 || at - this.curveSamples[n - 2]! >= CURVE_SAMPLE_MS) this.curveSamples.push(at, value)
+    let drop = 0
+    while (drop + 2 < this.curveSamples.length && this.curveSamples[drop + 2]! <= at - CURVE_HISTORY_MS) drop += 2
+    if (drop > 0) this.curveSamples = this.curveSamples.slice(drop)
+  }
+
+  // --- wire -----------------------------------------------------------------------------------
+
+  /** The token object; built once per change and reused until the next one. */
+  toWire(): Token {
+    if (this.cachedWire !== undefined) return this.cachedWire
+    const deepest = this.deepestPool()
+    const liquidity = { native: this.liquidityNative, usd: this.liquidityUsd }
+    const wire: Token = {
+      chain: this.chain,
+      address: this.address,
+      name: this.metadata.name,
+      symbol: this.metadata.symbol,
+      decimals: this.decimals,
+      supply: Fixed.formatUnits(this.supply, this.decimals),
+      creator: this.creator,
+      devFunding: {
+        status: this.devFunding.status,
+        address: this.devFunding.address,
+        sourceKind: this.devFunding.sourceKind,
+        sourceLabel: this.devFunding.sourceLabel
+      },
+      createdAt: this.createdAt,
+      launchpad: this.launchpad,
+      bondingCurvePct: this.bondingCurvePct === null ? null : Fixed.format(this.bondingCurvePct),
+      graduatedAt: this.graduatedAt,
+      graduatedToPool: this.graduatedToPool,
+      graduatedToDex: this.graduatedToDex,
+      dexes: this.dexes(),
+      anchorAddress: deepest?.anchorAddress ?? null,
+      anchorSymbol: deepest?.anchorSymbol ?? null,
+      price: money({ native: this.priceNative, usd: this.priceUsd }),
+      marketCap: money({ native: this.marketCapOf(this.priceNative), usd: this.marketCapOf(this.priceUsd) }),
+      liquidity: money(liquidity),
+      ath: {
+        price: money(this.athPrice),
+        priceAt: this.athPriceAt,
+        marketCap: money(this.athMarketCap),
+        marketCapAt: this.athMarketCapAt
+      },
+      stats: this.tape.stats(),
+      totals: {
+        volume: money(this.volume),
+        fees: {
+          transaction: money(this.fees.transaction),
+          validator: money(this.fees.validator),
+          platform: money(this.fees.platform),
+          dex: money(this.fees.dex)
+        }
+      },
+      holders: this.holders.toWire(),
+      security: {
+        mintDisabled: this.security.mintDisabled,
+        transferBlockable: this.security.transferBlockable,
+        lpBurntPct: this.security.lpBurntPct,
+        transferFeeBps: this.security.transferFeeBps,
+        rugPct: "0"
+      },
+      metadata: {
+        description: this.metadata.description,
+        website: this.metadata.website,
+        twitter: this.metadata.twitter,
+        telegram: this.metadata.telegram,
+        discord: this.metadata.discord,
+        twitterReuseCount: 0
+      },
+      ...(this.platforms.length > 0 ? { platforms: this.platforms.map((p) => ({ ...p })) } : {}),
+      ...(this.annotations.length > 0 ? { annotations: this.annotations.map((kind) => ({ kind })) } : {}),
+      updatedAt: this.updatedAt
+    }
+    this.cachedWire = wire
+    return wire
+  }
+
+  /** Approximate heap bytes held by this token (for the memory benchmark). */
+  heapBytes(): number {
+    return 1_200 + this.pools.size * 200 + this.tape.heapBytes() + this.holders.heapBytes() + this.curveSamples.length * 8
+  }
+}
+
+/** The native asset's whole-unit value of `amount` base units. */
+export const nativeValue = (chain: Chain, amount: bigint): Fixed.Fixed => Fixed.fromBaseUnits(amount, nativeAsset[chain].decimals)

@@ -1,0 +1,117 @@
+/**
+ * What the market knows about wallets: first funding, labels and identity profiles, per chain.
+ */
+import type { Chain } from "../Chain.js"
+import type { WalletFunded } from "../events/MarketEvent.js"
+import * as Fixed from "../Fixed.js"
+
+export interface IdentityProfileValue {
+  readonly source: string
+  readonly handle: string | null
+  readonly displayName: string | null
+  readonly avatar: string | null
+  readonly twitter: string | null
+  readonly telegram: string | null
+  readonly farcaster: string | null
+}
+
+/** The position `funding` object; also the source of the token's `devFunding`. */
+export interface FundingValue {
+  readonly status: "unresolved" | "resolved"
+  readonly address: string | null
+  readonly amount: string | null
+  readonly asset: string | null
+  readonly sourceKind: "cex" | "wallet" | null
+  readonly sourceLabel: string | null
+  readonly symbol: string | null
+  readonly timestamp: number | null
+  readonly tx: string | null
+}
+
+export const unresolvedFunding: FundingValue = {
+  status: "unresolved",
+  address: null,
+  amount: null,
+  asset: null,
+  sourceKind: null,
+  sourceLabel: null,
+  symbol: null,
+  timestamp: null,
+  tx: null
+}
+
+export const fundingOf = (event: WalletFunded): FundingValue => ({
+  status: "resolved",
+  address: event.funder,
+  amount:
+    event.amount === null ? null : Fixed.formatUnits(event.amount, event.assetDecimals ?? 0),
+  asset: event.asset,
+  sourceKind: event.sourceKind,
+  sourceLabel: event.sourceLabel,
+  symbol: event.assetSymbol,
+  timestamp: event.fundedAt,
+  tx: event.transactionHash
+})
+
+export class WalletRecord {
+  funding: FundingValue = unresolvedFunding
+  /** Active labels (kol, partnerscan, phishing, whale, partner, ...), in the order first set. */
+  labels: Array<string> = []
+  identities: Array<IdentityProfileValue> = []
+  /** Keys (`chain:token`) of every token this wallet holds or held a position in. */
+  readonly tokens = new Set<string>()
+  constructor(readonly chain: Chain, readonly address: string) {}
+
+  hasLabel(label: string): boolean {
+    return this.labels.includes(label)
+  }
+
+  /** True when the set changed. */
+  setLabel(label: string, active: boolean): boolean {
+    const at = this.labels.indexOf(label)
+    if (active && at < 0) {
+      this.labels = [...this.labels, label]
+      return true
+    }
+    if (!active && at >= 0) {
+      this.labels = this.labels.filter((l) => l !== label)
+      return true
+    }
+    return false
+  }
+
+  setIdentity(profile: IdentityProfileValue): void {
+    const others = this.identities.filter((p) => p.source !== profile.source)
+    this.identities = [...others, profile].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))
+  }
+
+  get fundedAt(): number | null {
+    return this.funding.status === "resolved" ? this.funding.timestamp : null
+  }
+
+  get fundedByCex(): boolean {
+    return this.funding.sourceKind === "cex"
+  }
+}
+
+export class WalletDirectory {
+  private readonly byKey = new Map<string, WalletRecord>()
+
+  get(chain: Chain, address: string): WalletRecord | undefined {
+    return this.byKey.get(`${chain}:${address}`)
+  }
+
+  getOrCreate(chain: Chain, address: string): WalletRecord {
+    const key = `${chain}:${address}`
+    let record = this.byKey.get(key)
+    if (record === undefined) {
+      record = new WalletRecord(chain, address)
+      this.byKey.set(key, record)
+    }
+    return record
+  }
+
+  get size(): number {
+    return this.byKey.size
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * `POST /v1/discovery` (spec "POST /v1/discovery", "Discovery entry"): the request body with its
+ * column configs and filters, and the ranked response.
+ *
+ * Decoding rules that are deliberately left to the use case, so it can report the field path:
+ * - `chains` is any string array here; unknown slugs must produce `UNSUPPORTED_CHAIN`, not a
+ *   schema failure. Empty `chains` and "no column named" are also checked by the use case.
+ * - `limit` is any integer; it is clamped to 1-100, never refused.
+ * - a range whose min exceeds its max is refused by the use case (see {@link rangeViolations}).
+ * - unknown filter names are ignored: `Schema.Struct` decoding drops unknown keys by default
+ *   (`onExcessProperty: "ignore"`), so they never reach the use case.
+ */
+import { Schema } from "effect"
+import { ChainSlug, Count, DecimalString, SortOrder } from "./Common.js"
+import { Token } from "./Token.js"
+
+export const DiscoveryColumnName = Schema.Literals(["newPairs", "graduating", "graduated"]).annotate({
+  identifier: "DiscoveryColumnName",
+  description:
+    "Launch-stage column: newPairs below 40% of bonding curve; graduating at 40% or more, not yet graduated; graduated, or with no curve reading"
+})
+export type DiscoveryColumnName = typeof DiscoveryColumnName.Type
+
+/** Columns in the fixed response order. */
+export const discoveryColumnNames = ["newPairs", "graduating", "graduated"] as const satisfies ReadonlyArray<DiscoveryColumnName>
+
+export const DiscoverySortBy = Schema.Literals([
+  "createdAt",
+  "volume24hUsd",
+  "marketCapUsd",
+  "liquidityUsd",
+  "holdersCount",
+  "tradeCount24h",
+  "bondingCurvePct",
+  "bondingCurveActivity",
+  "graduatedAt"
+]).annotate({ identifier: "DiscoverySortBy", description: "Field to rank on" })
+export type DiscoverySortBy = typeof DiscoverySortBy.Type
+
+/** Inclusive range of integers >= 0; each bound optional (absent is unbounded). */
+export const CountRange = Schema.Struct({
+  min: Schema.optionalKey(Count),
+  max: Schema.optionalKey(Count)
+}).annotate({
+  identifier: "CountRange",
+  description: "Inclusive range of integers >= 0; each bound optional (absent is unbounded); min must not exceed max"
+})
+export type CountRange = typeof CountRange.Type
+
+/** Inclusive range of JSON numbers; each bound optional (absent is unbounded). */
+export const NumberRange = Schema.Struct({
+  min: Schema.optionalKey(Schema.Finite),
+  max: Schema.optionalKey(Schema.Finite)
+}).annotate({
+  identifier: "NumberRange",
+  description: "Inclusive range of JSON numbers; each bound optional (absent is unbounded); min must not exceed max"
+})
+export type NumberRange = typeof NumberRange.Type
+
+/** Inclusive range of decimal strings; each bound optional (absent is unbounded). */
+export const DecimalRange = Schema.Struct({
+  min: Schema.optionalKey(DecimalString),
+  max: Schema.optionalKey(DecimalString)
+}).annotate({
+  identifier: "DecimalRange",
+  description: "Inclusive range of decimal strings; each bound optional (absent is unbounded); min must not exceed max"
+})
+export type DecimalRange = typeof DecimalRange.Type
+
+/** Optional key of a named (identified) schema: the description goes on the key, the schema stays a `$ref`. */
+const describedKey = <S extends Schema.Top>(schema: S, description: string) =>
+  Schema.optionalKey(schema).annotateKey({ description })
+
+/** Optional key of an anonymous schema: the description goes on the schema itself. */
+const described = <S extends Schema.Top>(schema: S, description: string) =>
+  Schema.optionalKey(schema.annotate({ description }))
+
+const StringList = Schema.Array(Schema.String)
+
+/** The known filters: the decoded (type) side of {@link DiscoveryFilters}. */
+export const DiscoveryFilterFields = Schema.Struct({
+  ageMinutes: describedKey(CountRange, "Minutes since creation"),
+  anchorSymbols: described(StringList, "Keep tokens whose deepest pool prices against any of these quote assets"),
+  bondingCurvePercent: describedKey(NumberRange, "Curve completion 0-100"),
+  buys: describedKey(CountRange, "Buys over last 24 hours"),
+  sells: describedKey(CountRange, "Sells over last 24 hours"),
+  txns: describedKey(CountRange, "Buys plus sells over last 24 hours"),
+  devHoldingPercent: describedKey(NumberRange, "Share of supply the creator holds, 0-100"),
+  snipersSupplyPercent: describedKey(NumberRange, "Share of supply sniper wallets hold, 0-100"),
+  top10HoldersPercent: describedKey(NumberRange, "Share held by 10 largest holders, 0-100"),
+  excludeDevAddresses: described(StringList, "Drop tokens created by any of these wallets"),
+  excludeFundingAddresses: described(StringList, "Drop tokens whose creator was funded by any of these wallets"),
+  excludeSymbolOrName: described(StringList, "Drop tokens whose symbol or name contains any word, ignoring case"),
+  excludeTwitter: described(StringList, "Drop tokens whose X handle matches an entry, as handle or URL"),
+  excludeWebsites: described(
+    StringList,
+    "Drop tokens whose website host matches an entry, as URL or bare domain"
+  ),
+  globalFeesPaidUsd: describedKey(DecimalRange, "All-time USD fees traders paid to pools and launchpads"),
+  holderCount: describedKey(CountRange, "Current holders"),
+  lastActivityMinutes: describedKey(Count, "Keep tokens updated within this many minutes"),
+  liquidityUsd: describedKey(DecimalRange, "USD liquidity"),
+  marketCapUsd: describedKey(DecimalRange, "USD market cap"),
+  volumeUsd: describedKey(DecimalRange, "USD volume over last 24 hours"),
+  maxGraduationStaleMinutes: describedKey(
+    Count,
+    "Drop tokens with no update within this many minutes, unless at 99.5% of curve or more"
+  ),
+  protocols: described(
+    StringList,
+    "Keep tokens from any of these launchpads; the value `mayhem_mode` keeps mayhem-mode tokens"
+  ),
+  symbolOrName: described(
+    StringList,
+    "Keep tokens whose symbol or name contains any word, ignoring case; a word shaped like an address matches the token address exactly"
+  ),
+  twitterReuseCount: describedKey(CountRange, "Not yet counted; every token passes"),
+  withAtLeastOneSocial: described(Schema.Boolean, "true keeps tokens with at least one social link")
+})
+
+/**
+ * Discovery column filters. On the wire (encoded side, which OpenAPI describes) the object is
+ * open: any other key is admitted, because an unknown filter name is ignored, not refused. HttpApi's
+ * OpenAPI generator marks plain structs `additionalProperties: false`, so the open record is
+ * spelled out here. Decoding then narrows to {@link DiscoveryFilterFields}, dropping unknown keys.
+ */
+export const DiscoveryFilters = Schema.StructWithRest(DiscoveryFilterFields, [Schema.Record(Schema.String, Schema.Unknown)])
+  .annotate({
+    identifier: "DiscoveryFilters",
+    description:
+      "Conditions every token must meet, on top of column defaults; every filter is optional; an unknown filter name is ignored, not refused"
+  })
+  .pipe(Schema.decodeTo(DiscoveryFilterFields))
+export type DiscoveryFilters = typeof DiscoveryFilters.Type
+
+export const ColumnConfig = Schema.Struct({
+  sortBy: describedKey(DiscoverySortBy, "Field to rank on; defaults per column"),
+  order: describedKey(SortOrder, "Rank direction; default desc"),
+  limit: described(Schema.Int, "Entries to return; default 20; clamped to 1-100, never refused"),
+  filters: Schema.optionalKey(DiscoveryFilters)
+}).annotate({ identifier: "ColumnConfig", description: "One requested discovery column; `{}` requests defaults" })
+export type ColumnConfig = typeof ColumnConfig.Type
+
+const columnKey = Schema.optionalKey(
+  Schema.NullOr(ColumnConfig).annotate({ description: "Omitted or null means not requested; `{}` requests defaults" })
+)
+
+export const DiscoveryRequest = Schema.Struct({
+  chains: Schema.Array(Schema.String).annotate({
+    description:
+      "Chain slugs, one or more; each column ranks tokens of all of them as one mixed set; a repeated slug is read once"
+  }),
+  newPairs: columnKey,
+  graduating: columnKey,
+  graduated: columnKey
+}).annotate({
+  identifier: "DiscoveryRequest",
+  description: "Body of POST /v1/discovery; at least one column must be named"
+})
+export type DiscoveryRequest = typeof DiscoveryRequest.Type
+
+export const DiscoveryEntry = Schema.Struct({
+  chain: ChainSlug,
+  address: Schema.String,
+  rank: Schema.NullOr(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
+    description: "Rank from 1; null means the token drops out of the column (never null in the REST response)"
+  }),
+  data: Schema.optionalKey(Token).annotateKey({
+    description: "The token; absent only on eviction (always present in the REST response)"
+  })
+}).annotate({
+  identifier: "DiscoveryEntry",
+  description: "One discovery board row, keyed by chain and address"
+})
+export type DiscoveryEntry = typeof DiscoveryEntry.Type
+
+export const DiscoveryColumn = Schema.Struct({
+  column: DiscoveryColumnName,
+  deltas: Schema.Array(DiscoveryEntry).annotate({ description: "The whole ranked set, rank from 1" })
+}).annotate({ identifier: "DiscoveryColumn", description: "One ranked column" })
+export type DiscoveryColumn = typeof DiscoveryColumn.Type
+
+export const DiscoveryResponse = Schema.Struct({
+  columns: Schema.Array(DiscoveryColumn).annotate({
+    description: "One element per requested column in the fixed order newPairs, graduating, graduated"
+  })
+}).annotate({ identifier: "DiscoveryResponse", description: "Ranked discovery boards" })
+export type DiscoveryResponse = typeof DiscoveryResponse.Type
+
+// ---------------------------------------------------------------------------------------------
+// Range checks (min > max is refused with VALIDATION_ERROR by the use case)
+
+export type RangeKind = "count" | "number" | "decimal"
+
+/** Every range filter and the kind of its bounds. */
+export const discoveryRangeFilters = {
+  ageMinutes: "count",
+  buys: "count",
+  sells: "count",
+  txns: "count",
+  holderCount: "count",
+  twitterReuseCount: "count",
+  bondingCurvePercent: "number",
+  devHoldingPercent: "number",
+  snipersSupplyPercent: "number",
+  top10HoldersPercent: "number",
+  globalFeesPaidUsd: "decimal",
+  liquidityUsd: "decimal",
+  marketCapUsd: "decimal",
+  volumeUsd: "decimal"
+} as const satisfies { readonly [K in keyof DiscoveryFilters]?: RangeKind }
+
+const decimalParts = /^(-)?(\d+)(?:\.(\d+))?$/
+
+/**
+ * Compares two plain decimal strings exactly (any number of digits): negative, zero or positive
+ * as `a` is below, equal to or above `b`. Returns undefined when either is not a decimal string.
+ */
+export const compareDecimalStrings = (a: string, b: string): number | undefined => {
+  const ma = decimalParts.exec(a)
+  const mb = decimalParts.exec(b)
+  if (ma === null || mb === null) return undefined
+  const fa = ma[3] ?? ""
+  const fb = mb[3] ?? ""
+  const places = Math.max(fa.length, fb.length)
+  const va = BigInt(ma[2]! + fa.padEnd(places, "0")) * (ma[1] === "-" ? -1n : 1n)
+  const vb = BigInt(mb[2]! + fb.padEnd(places, "0")) * (mb[1] === "-" ? -1n : 1n)
+  return va < vb ? -1 : va > vb ? 1 : 0
+}
+
+export interface RangeViolation {
+  readonly field: string
+  readonly message: string
+}
+
+/**
+ * Every range filter whose min exceeds its max. `field` is the filter name, prefixed with
+ * `prefix` and a dot when given (for example `prefix = "newPairs.filters"` gives
+ * `"newPairs.filters.ageMinutes"`). Count and number bounds compare as numbers, decimal bounds
+ * compare exactly as decimals ("10" > "9.5").
+ */
+export const rangeViolations = (filters: DiscoveryFilters, prefix?: string): Array<RangeViolation> => {
+  const out: Array<RangeViolation> = []
+  for (const name of Object.keys(discoveryRangeFilters) as Array<keyof typeof discoveryRangeFilters>) {
+    const range = filters[name] as { readonly min?: number | string; readonly max?: number | string } | undefined
+    if (range === undefined || range.min === undefined || range.max === undefined) continue
+    const { max, min } = range
+    const inverted =
+      typeof min === "string" && typeof max === "string"
+        ? (compareDecimalStrings(min, max) ?? 0) > 0
+        : typeof min === "number" && typeof max === "number" && min > max
+    if (inverted) {
+      out.push({
+        field: prefix === undefined || prefix === "" ? name : `${prefix}.${name}`,
+        message: `min (${String(min)}) must not exceed max (${String(max)})`
+      })
+    }
+  }
+  return out
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# One entry point for the README's commands: installs what is missing, then runs.
+#   sh scripts/run.sh start | test | bench <name> [args]
+set -e
+cd "$(dirname "$0")/.."
+PNPM_VERSION=10.34.8
+pnpm_cmd() {
+  if command -v pnpm >/dev/null 2>&1 && [ "$(pnpm --version 2>/dev/null)" = "$PNPM_VERSION" ]; then pnpm "$@"
+  else npx -y "pnpm@$PNPM_VERSION" "$@"; fi
+}
+# Install when node_modules is missing or older than the lockfile.
+if [ ! -f node_modules/.modules.yaml ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then
+  pnpm_cmd install --frozen-lockfile --config.engine-strict=false
+fi
+what="$1"; [ $# -gt 0 ] && shift
+case "$what" in
+  start) exec node --import tsx apps/server/src/main.ts "$@" ;;
+  test) exec node scripts/test.mjs "$@" ;;
+  bench) exec node --import tsx scripts/bench.ts "$@" ;;
+  *) echo "usage: sh scripts/run.sh start|test|bench <name>" >&2; exit 2 ;;
+esac

@@ -91,9 +91,13 @@ export const toNumber = (value: Fixed): number => {
   return Number(int) + Number(frac) / 1e18
 }
 
-/** A finite JSON number as a Fixed (for filters given as numbers). */
+/**
+ * A finite JSON number as a Fixed, read as written (0.07 is exactly 0.07, not the nearest binary
+ * double's expansion); digits past 18 decimals are truncated. Non-finite numbers read as 0.
+ */
 export const fromNumber = (n: number): Fixed => {
   if (!Number.isFinite(n)) return 0n
-  const text = n.toFixed(SCALE_DIGITS > 20 ? 20 : SCALE_DIGITS)
-  return parse(text) ?? 0n
+  if (Math.abs(n) >= 1e21) return BigInt(n) * ONE
+  const text = String(n)
+  return parse(text.includes("e") ? n.toFixed(SCALE_DIGITS) : text) ?? 0n
 }

@@ -517,30 +517,29 @@ export class MarketEngine {
     return out
   }
 
+  /** What a position's wire object is priced with: its token's latest state. */
+  positionTokenView(token: TokenBook): Positions.PositionTokenView {
+    return {
+      address: token.address,
+      chain: token.chain,
+      decimals: token.decimals,
+      image: token.metadata.image,
+      name: token.metadata.name,
+      symbol: token.metadata.symbol,
+      priceNative: token.priceNative,
+      priceUsd: token.priceUsd,
+      marketCapNative: token.marketCapOf(token.priceNative),
+      marketCapUsd: token.marketCapOf(token.priceUsd),
+      supply: token.supply,
+      hasMarket: token.hasMarket,
+      isStablecoin: stablecoinSymbols.has(token.metadata.symbol.toUpperCase()),
+      liquidityUsd: token.liquidityUsd
+    }
+  }
+
   /** The position wire object, with price-derived fields at the token's latest price. */
   positionWire(entry: PositionEntry): Positions.PositionWire {
-    const token = entry.token
-    return Positions.toWire(
-      entry.state,
-      {
-        address: token.address,
-        chain: token.chain,
-        decimals: token.decimals,
-        image: token.metadata.image,
-        name: token.metadata.name,
-        symbol: token.metadata.symbol,
-        priceNative: token.priceNative,
-        priceUsd: token.priceUsd,
-        marketCapNative: token.marketCapOf(token.priceNative),
-        marketCapUsd: token.marketCapOf(token.priceUsd),
-        supply: token.supply,
-        hasMarket: token.hasMarket,
-        isStablecoin: stablecoinSymbols.has(token.metadata.symbol.toUpperCase()),
-        liquidityUsd: token.liquidityUsd
-      },
-      entry.wallet.funding,
-      entry.wallet.identities
-    )
+    return Positions.toWire(entry.state, this.positionTokenView(entry.token), entry.wallet.funding, entry.wallet.identities)
   }
 
   /** Approximate heap bytes of the derived state (for the memory benchmark). */

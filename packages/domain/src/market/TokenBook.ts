@@ -192,7 +192,14 @@ export class TokenBook implements DiscoveryCandidate {
   touch(at: number): void {
     if (at > this.updatedAt) this.updatedAt = at
     this.cachedWire = undefined
+    this.encoded = undefined
   }
+
+  /**
+   * The wire object's encoded form (JSON text), cached by whoever encodes it and cleared on every
+   * change, so a token is encoded once per change however many readers it has.
+   */
+  encoded: string | undefined = undefined
 
   /** The pool a swap or liquidity event names, registered on first sight. */
   pool(address: string, dex: string, anchorAddress: string, anchorSymbol: string): PoolState {

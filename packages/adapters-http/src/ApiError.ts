@@ -1,0 +1,25 @@
+/**
+ * An error the HTTP layer answers with as it is: status, code, message and optional details and
+ * headers. Handlers usually fail with the application's own errors (ValidationFailed,
+ * UnsupportedChain, NotFound, Unavailable) and let ErrorResponses map them; `ApiError` is for
+ * what only HTTP knows (a bad query string, a malformed body, a refused credential).
+ */
+import { Data } from "effect"
+import type { FieldError } from "@spot/domain"
+
+export class ApiError extends Data.TaggedError("ApiError")<{
+  readonly status: number
+  readonly code: string
+  readonly message: string
+  readonly details?: unknown
+}> {
+  /** 400 VALIDATION_ERROR naming every bad field. */
+  static validation(fieldErrors: ReadonlyArray<FieldError>): ApiError {
+    return new ApiError({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: `Invalid request: ${fieldErrors.map((e) => e.field).join(", ")}. Fix the listed fields and retry.`,
+      details: fieldErrors
+    })
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Declaring a served endpoint: method, path, the schemas of its path parameters, query string
+ * and JSON body (the same schema objects the HttpApi contract uses for /openapi.json), and a
+ * handler that receives them decoded.
+ *
+ * Decoding collects every problem (`errors: "all"`) and refuses unknown query parameters and
+ * unknown body fields, so a 400 VALIDATION_ERROR lists each bad field once with its reason.
+ * A query parameter sent twice arrives as an array and is refused by a string schema. A body that
+ * is not JSON is a VALIDATION_ERROR on field `body`.
+ */
+import { Context, Effect, Exit, Schema, SchemaIssue, SchemaParser } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { FieldError } from "@spot/domain"
+import { ApiError } from "./ApiError.js"
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+
+/** A schema decodable without services (what request parts need). */
+export type RequestSchema<A> = Schema.Decoder<A, never>
+
+export interface Input<P, Q, B> {
+  readonly params: P
+  readonly query: Q
+  readonly payload: B
+  readonly request: HttpServerRequest.HttpServerRequest
+}
+
+export interface RouteOptions<P, Q, B, E, R> {
+  readonly params?: RequestSchema<P>
+  readonly query?: RequestSchema<Q>
+  readonly payload?: RequestSchema<B>
+  /** Accept query parameters the schema does not name (default false: refused). */
+  readonly allowUnknownQuery?: boolean
+  readonly handler: (input: Input<P, Q, B>) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+}
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const fieldName = (prefix: string | undefined, path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>) => {
+  let name = prefix ?? ""
+  for (const segment of path) {
+    const key = typeof segment === "object" ? segment.key : segment
+    if (typeof key === "number") name += `[${key}]`
+    else name += name.length === 0 ? String(key) : `.${String(key)}`
+  }
+  return name.length === 0 ? (prefix ?? "request") : name
+}
+
+const reword = (message: string, where: "query" | "params" | "body"): string => {
+  if (message === "Missing key") return "is required"
+  if (message === "Expected no excess property") {
+    return where === "query" ? "is not a parameter of this endpoint" : "is not a known field"
+  }
+  return message
+}
+
+/** Turns a schema issue into one `{field, message}` per problem. */
+export const fieldErrors = (
+  issue: SchemaIssue.Issue,
+  where: "query" | "params" | "body"
+): Array<FieldError> =>
+  formatIssue(issue).issues.map((entry) => ({
+    field: fieldName(where === "body" ? "body" : undefined, entry.path ?? []),
+    message: reword(entry.message, where)
+  }))
+
+const makeDecoder = <A>(schema: RequestSchema<A> | undefined, where: "query" | "params" | "body", strict: boolean) => {
+  if (schema === undefined) return undefined
+  const decode = SchemaParser.decodeUnknownExit(schema as any)
+  const options = { errors: "all", onExcessProperty: strict ? "error" : "ignore" } as const
+  return (input: unknown, errors: Array<FieldError>): A | undefined => {
+    const exit = decode(input, options)
+    if (Exit.isSuccess(exit)) return exit.value as A
+    for (const reason of exit.cause.reasons) {
+      if (reason._tag === "Fail") errors.push(...fieldErrors(reason.error as SchemaIssue.Issue, where))
+    }
+    return undefined
+  }
+}
+
+const invalidJson = [{ field: "body", message: "is not valid JSON" }] as const
+
+/** A route whose handler receives the decoded params, query and body. */
+export const make = <P = {}, Q = {}, B = undefined, E = never, R = never>(
+  method: Method,
+  path: HttpRouter.PathInput,
+  options: RouteOptions<P, Q, B, E, R>
+): HttpRouter.Route<E | ApiError, Exclude<R, HttpServerRequest.HttpServerRequest>> => {
+  const decodeParams = makeDecoder(options.params, "params", false)
+  const decodeQuery = makeDecoder(options.query, "query", options.allowUnknownQuery !== true)
+  const decodePayload = makeDecoder(options.payload, "body", true)
+  const handler = options.handler
+
+  const decodeAndRun = (request: HttpServerRequest.HttpServerRequest, context: Context.Context<never>, body: unknown) => {
+    const errors: Array<FieldError> = []
+    const params = decodeParams === undefined
+      ? {}
+      : decodeParams(Context.getUnsafe(context, HttpRouter.RouteContext).params, errors)
+    const query = decodeQuery === undefined
+      ? {}
+      : decodeQuery(Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams), errors)
+    const payload = decodePayload === undefined ? undefined : decodePayload(body, errors)
+    if (errors.length > 0) return Effect.fail(ApiError.validation(errors))
+    return handler({ params: params as P, query: query as Q, payload: payload as B, request })
+  }
+
+  const routeHandler = Effect.withFiber((fiber) => {
+    const context = fiber.context as Context.Context<never>
+    const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+    if (decodePayload === undefined) return decodeAndRun(request, context, undefined)
+    return Effect.flatMap(
+      Effect.catch(request.json, () => Effect.fail(ApiError.validation(invalidJson))),
+      (body) => decodeAndRun(request, context, body)
+    )
+  })
+
+  return HttpRouter.route(method, path, routeHandler as any) as any
+}
+
+export const get = <P = {}, Q = {}, E = never, R = never>(
+  path: HttpRouter.PathInput,
+  options: Omit<RouteOptions<P, Q, undefined, E, R>, "payload">
+) => make<P, Q, undefined, E, R>("GET", path, options)
+
+export const post = <P = {}, Q = {}, B = undefined, E = never, R = never>(
+  path: HttpRouter.PathInput,
+  options: RouteOptions<P, Q, B, E, R>
+) => make<P, Q, B, E, R>("POST", path, options)
+
+/**
+ * A JSON response from a value and its wire schema (encoded, then stringified once). Hot
+ * endpoints whose body changes rarely should keep the string and use `preEncoded`.
+ */
+export const json = <A>(schema: Schema.Encoder<A, never>) => {
+  const encode = Schema.encodeSync(schema as any)
+  return (value: A, status = 200): HttpServerResponse.HttpServerResponse =>
+    HttpServerResponse.text(JSON.stringify(encode(value)), { status, contentType: "application/json" })
+}
+
+/**
+ * A JSON response from an already encoded body. A string body lets Node write headers and body
+ * in one syscall (a Uint8Array body costs a second write: measurably slower).
+ */
+export const preEncoded = (body: string, status = 200): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(body, { status, contentType: "application/json" })

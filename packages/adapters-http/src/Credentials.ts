@@ -1,0 +1,71 @@
+/**
+ * Reading the API key off a request (spec "Authentication", rules 1–3): only
+ * `Authorization: Bearer <key>` is accepted; the scheme word is case-insensitive, the key is
+ * case-sensitive. A key anywhere else (another header, the query string, a cookie) makes the
+ * request refused even when a valid bearer header is present too: the key has leaked into a
+ * place that is logged or cached, and accepting it would teach clients to keep doing that.
+ */
+import type { Headers } from "effect/http"
+
+/** Longest key considered; longer values are refused before hashing. */
+export const maxKeyLength = 256
+
+/** Headers some clients use for API keys; any of them present means a misplaced key. */
+const keyHeaders = ["x-api-key", "api-key", "apikey", "x-auth-token", "x-access-token", "x-api-token", "x-token"]
+
+/**
+ * Query parameter names used for keys. (`token` is not among them: `/v1/positions` has a `token`
+ * parameter naming a token address.)
+ */
+const keyParameters = new Set([
+  "api_key", "apikey", "api-key", "key", "access_token", "accesstoken", "auth", "authorization", "bearer", "secret"
+])
+
+/** Cookie names that carry keys. */
+const keyCookie = /(?:^|;)\s*(?:api[_-]?key|key|access[_-]?token|token|auth|authorization|bearer|session[_-]?key)\s*=/i
+
+/** The service's own key shape, recognised wherever it appears. */
+const ownKeyShape = /\bsk_(?:live|test)_[A-Za-z0-9_-]{16,}/
+
+/**
+ * The key of a well-formed `Authorization: Bearer <key>` header, else undefined. The key is one
+ * token68 (RFC 7235): visible ASCII without spaces; the separator is one or more spaces.
+ */
+export const bearerKey = (authorization: string | undefined): string | undefined => {
+  if (authorization === undefined || authorization.length < 8) return undefined
+  if (authorization.charCodeAt(6) !== 32) return undefined
+  const scheme = authorization.slice(0, 6)
+  if (scheme !== "Bearer" && scheme.toLowerCase() !== "bearer") return undefined
+  let start = 7
+  while (authorization.charCodeAt(start) === 32) start++
+  const length = authorization.length - start
+  if (length === 0 || length > maxKeyLength) return undefined
+  for (let i = start; i < authorization.length; i++) {
+    const c = authorization.charCodeAt(i)
+    if (c <= 0x20 || c > 0x7e) return undefined
+  }
+  return start === 7 ? authorization.slice(7) : authorization.slice(start)
+}
+
+/** True when the request carries a key somewhere other than the Authorization header. */
+export const hasMisplacedKey = (url: string, headers: Headers.Headers): boolean => {
+  for (let i = 0; i < keyHeaders.length; i++) {
+    if (headers[keyHeaders[i]!] !== undefined) return true
+  }
+  const cookie = headers.cookie
+  if (cookie !== undefined && (keyCookie.test(cookie) || ownKeyShape.test(cookie))) return true
+  const queryStart = url.indexOf("?")
+  if (queryStart >= 0) {
+    const query = url.slice(queryStart + 1)
+    for (const [name, value] of new URLSearchParams(query)) {
+      if (keyParameters.has(name.toLowerCase()) || ownKeyShape.test(value)) return true
+    }
+  }
+  return false
+}
+
+/** The key to check, or undefined when the request must get the 401 without a lookup. */
+export const presentedKey = (url: string, headers: Headers.Headers): string | undefined => {
+  const key = bearerKey(headers.authorization)
+  return key === undefined || hasMisplacedKey(url, headers) ? undefined : key
+}

@@ -1,0 +1,160 @@
+/**
+ * The one place that turns failures into the wire error (spec "Errors"): the body is exactly
+ * `{error: {code, message, details?}}`, the status follows the code, and nothing else (no `_tag`,
+ * no stack) reaches the client.
+ */
+import { Cause, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiSchema } from "effect/http-api"
+import { ErrorEnvelope } from "@spot/domain"
+import type { ErrorCode, FieldError } from "@spot/domain"
+import { ApiError } from "./ApiError.js"
+
+export interface WireError {
+  readonly status: number
+  readonly code: ErrorCode | (string & {})
+  readonly message: string
+  readonly details?: unknown
+}
+
+const json = "application/json"
+
+/** Encodes the envelope once: callers on hot paths keep the resulting string. */
+export const encodeEnvelope = (error: WireError): string =>
+  JSON.stringify({
+    error: error.details === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, details: error.details }
+  })
+
+/** The response for a wire error; `headers` are added as given (request id, budget, Retry-After). */
+export const toResponse = (error: WireError, headers: Readonly<Record<string, string>>): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(encodeEnvelope(error), { status: error.status, contentType: json, headers })
+
+/** A response from an already encoded envelope (constant refusals are encoded once at start-up). */
+export const fromEncoded = (
+  status: number,
+  body: string,
+  headers: Readonly<Record<string, string>>
+): HttpServerResponse.HttpServerResponse => HttpServerResponse.text(body, { status, contentType: json, headers })
+
+export const unauthorized: WireError = {
+  status: 401,
+  code: "UNAUTHORIZED",
+  message: "Missing or invalid API key. Send it as the header `Authorization: Bearer <key>`; " +
+    "keys in other headers, the query string or cookies are refused."
+}
+
+export const keyCheckUnavailable: WireError = {
+  status: 503,
+  code: "SERVICE_UNAVAILABLE",
+  message: "The API key could not be checked right now. Retry with backoff, with the same key."
+}
+
+export const rateLimited = (scope: "key" | "ip"): WireError => ({
+  status: 429,
+  code: "RATE_LIMITED",
+  message: scope === "key"
+    ? "Request budget of this API key exhausted. Wait the Retry-After seconds, then retry."
+    : "Request budget of this IP address exhausted. Wait the Retry-After seconds, then retry."
+})
+
+export const internalError: WireError = {
+  status: 500,
+  code: "INTERNAL_ERROR",
+  message: "Unexpected server failure. Retry later; if it persists, report the X-Request-ID."
+}
+
+export const notFound = (method: string, path: string): WireError => ({
+  status: 404,
+  code: "NOT_FOUND",
+  message: `No endpoint ${method} ${path}. See /openapi.json for the endpoints.`
+})
+
+const validation = (details: ReadonlyArray<FieldError>): WireError => ApiError.validation(details)
+
+const hasTag = (u: unknown): u is { readonly _tag: string } =>
+  typeof u === "object" && u !== null && typeof (u as { _tag?: unknown })._tag === "string"
+
+/**
+ * Maps one typed failure to its wire error, or undefined when it is not one we know (the caller
+ * then answers 500 and logs it). Application errors are matched by tag so this module needs no
+ * runtime import of every use case.
+ */
+export const fromFailure = (failure: unknown): WireError | undefined => {
+  if (failure instanceof ApiError) return failure
+  if (!hasTag(failure)) return undefined
+  const f = failure as any
+  switch (failure._tag) {
+    case "ValidationFailed":
+      return validation(f.issues)
+    case "UnsupportedChain":
+      return {
+        status: 400,
+        code: "UNSUPPORTED_CHAIN",
+        message: `Chain "${f.value}" in ${f.field} is not supported. Use one of: solana, base, bsc, robinhood, arc.`,
+        details: [{ field: f.field, message: `unsupported chain "${f.value}"` }]
+      }
+    case "NotFound":
+      return { status: 404, code: "NOT_FOUND", message: f.message }
+    case "Unavailable":
+      return { status: 503, code: "SERVICE_UNAVAILABLE", message: `${f.message} Retry with backoff.` }
+    case "KeyStoreUnavailable":
+      return keyCheckUnavailable
+    case "HttpServerError": {
+      const reason = f.reason
+      if (reason?._tag === "RouteNotFound") {
+        const url: string = reason.request.url
+        const q = url.indexOf("?")
+        return notFound(reason.request.method, q < 0 ? url : url.slice(0, q))
+      }
+      if (reason?._tag === "RequestParseError") {
+        return validation([{ field: "body", message: "is not valid JSON" }])
+      }
+      return undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/** The wire error for a whole cause: the first known failure, else 500. */
+export const fromCause = (cause: Cause.Cause<unknown>): { readonly wire: WireError; readonly expected: boolean } => {
+  for (const reason of cause.reasons) {
+    if (reason._tag === "Fail") {
+      const wire = fromFailure(reason.error)
+      if (wire !== undefined) return { wire, expected: true }
+    }
+  }
+  return { wire: internalError, expected: false }
+}
+
+/**
+ * Error schemas for the HttpApi contract (OpenAPI only): the envelope itself, with the status the
+ * code is sent with. The served bodies come from `toResponse`, which produces exactly this shape.
+ */
+export const contractErrors = {
+  badRequest: ErrorEnvelope.pipe(HttpApiSchema.status(400)).annotate({
+    description: "VALIDATION_ERROR (details: [{field, message}]) or UNSUPPORTED_CHAIN"
+  }),
+  unauthorized: ErrorEnvelope.pipe(HttpApiSchema.status(401)).annotate({
+    description: "UNAUTHORIZED: key missing, malformed, unknown, revoked or expired"
+  }),
+  notFound: ErrorEnvelope.pipe(HttpApiSchema.status(404)).annotate({ description: "NOT_FOUND" }),
+  rateLimited: ErrorEnvelope.pipe(HttpApiSchema.status(429)).annotate({
+    description: "RATE_LIMITED; Retry-After gives whole seconds to wait"
+  }),
+  internal: ErrorEnvelope.pipe(HttpApiSchema.status(500)).annotate({ description: "INTERNAL_ERROR" }),
+  unavailable: ErrorEnvelope.pipe(HttpApiSchema.status(503)).annotate({
+    description: "SERVICE_UNAVAILABLE: a dependency is down or the key could not be checked; retry with backoff"
+  })
+} satisfies Record<string, Schema.Top>
+
+/** The errors every `/v1` endpoint can answer with. */
+export const commonContractErrors = [
+  contractErrors.badRequest,
+  contractErrors.unauthorized,
+  contractErrors.rateLimited,
+  contractErrors.internal,
+  contractErrors.unavailable
+] as const

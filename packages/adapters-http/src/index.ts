@@ -1,0 +1,10 @@
+/** The HTTP platform of the read API: server, routes, auth, limits, error envelope. */
+export * as ApiRoute from "./ApiRoute.js"
+export * as ApiServer from "./ApiServer.js"
+export { ApiError } from "./ApiError.js"
+export * as Credentials from "./Credentials.js"
+export * as ErrorResponses from "./ErrorResponses.js"
+export * as PlatformMiddleware from "./PlatformMiddleware.js"
+export { CurrentApiKey } from "./PlatformMiddleware.js"
+export * as RateLimiterLive from "./RateLimiterLive.js"
+export * as RequestId from "./RequestId.js"

@@ -1,0 +1,2 @@
+export * as ApiKey from "./ApiKey.js"
+export type { ApiKeyRecord } from "./ApiKey.js"

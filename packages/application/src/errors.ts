@@ -1,0 +1,33 @@
+/**
+ * The use cases' typed failures. One place in the HTTP and stream adapters turns each into the
+ * wire envelope; nothing here knows about statuses.
+ */
+import { Data } from "effect"
+
+export interface FieldIssue {
+  readonly field: string
+  readonly message: string
+}
+
+/** Invalid parameter, body, cursor or filter; every problem found, each on its field. */
+export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
+  readonly issues: ReadonlyArray<FieldIssue>
+}> {}
+
+/** A chain slug that is not served. */
+export class UnsupportedChain extends Data.TaggedError("UnsupportedChain")<{
+  readonly field: string
+  readonly value: string
+}> {}
+
+/** The named object does not exist. */
+export class NotFound extends Data.TaggedError("NotFound")<{
+  readonly message: string
+}> {}
+
+/** A dependency cannot answer right now; retry with backoff. */
+export class Unavailable extends Data.TaggedError("Unavailable")<{
+  readonly message: string
+}> {}
+
+export type ReadError = ValidationFailed | UnsupportedChain | NotFound

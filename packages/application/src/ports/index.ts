@@ -1,0 +1,2 @@
+export * from "./KeyStore.js"
+export * from "./RateLimiter.js"

@@ -1,0 +1,138 @@
+/**
+ * Reading request parameters the way the spec words them: chain slugs, comma lists, clamped
+ * limits, booleans, integers and cursors. Problems are collected, so one answer names every bad
+ * field at once.
+ */
+import { Effect } from "effect"
+import { Chain, Cursor } from "@spot/domain"
+import type { FieldIssue } from "../errors.js"
+import { UnsupportedChain, ValidationFailed } from "../errors.js"
+
+type ChainSlug = Chain.Chain
+
+/** Collects field problems and the first unsupported chain of one request. */
+export class Issues {
+  readonly issues: Array<FieldIssue> = []
+  unsupported: UnsupportedChain | undefined
+
+  add(field: string, message: string): void {
+    this.issues.push({ field, message })
+  }
+
+  /** A chain slug, or undefined after recording why not. */
+  chain(field: string, value: string | undefined, required = true): ChainSlug | undefined {
+    if (value === undefined || value === "") {
+      if (required) this.add(field, `${field} is required: one of ${Chain.chains.join(", ")}`)
+      return undefined
+    }
+    if (Chain.isChain(value)) return value
+    this.unsupported ??= new UnsupportedChain({ field, value })
+    return undefined
+  }
+
+  /**
+   * A comma-separated list of chain slugs: undefined when absent (every chain); refused when it
+   * names nothing; a repeated slug is read once.
+   */
+  chainList(field: string, value: string | undefined): ReadonlyArray<ChainSlug> | undefined {
+    if (value === undefined) return undefined
+    const names = value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+    if (names.length === 0) {
+      this.add(field, `${field} names no chain: send one or more of ${Chain.chains.join(", ")}, comma-separated, or leave it out for every chain`)
+      return undefined
+    }
+    const out: Array<ChainSlug> = []
+    for (const name of names) {
+      const chain = this.chain(field, name)
+      if (chain !== undefined && !out.includes(chain)) out.push(chain)
+    }
+    return out
+  }
+
+  /** An address of `chain`'s format. */
+  address(field: string, chain: ChainSlug | undefined, value: string | undefined): string | undefined {
+    if (value === undefined || value === "") {
+      this.add(field, `${field} is required`)
+      return undefined
+    }
+    if (chain === undefined) return value
+    if (!Chain.isAddressOn(chain, value)) {
+      this.add(field, `${field} is not a ${chain} address (${chain === "solana" ? "base58, 32-44 characters" : "0x followed by 40 hex digits"})`)
+      return undefined
+    }
+    return Chain.canonicalAddress(chain, value)
+  }
+
+  /** A whole number; undefined when absent. */
+  integer(field: string, value: string | undefined, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number | undefined {
+    if (value === undefined) return undefined
+    if (!/^-?\d{1,16}$/.test(value.trim())) {
+      this.add(field, `${field} must be a whole number`)
+      return undefined
+    }
+    const n = Number(value.trim())
+    if (n < min || n > max) {
+      this.add(field, `${field} must be between ${min} and ${max}`)
+      return undefined
+    }
+    return n
+  }
+
+  /** A page size: a whole number, clamped into [1, max] (never refused for its size). */
+  limit(field: string, value: string | undefined, fallback: number, max: number): number {
+    if (value === undefined) return fallback
+    if (!/^-?\d{1,16}$/.test(value.trim())) {
+      this.add(field, `${field} must be a whole number (values outside 1-${max} are clamped)`)
+      return fallback
+    }
+    return Math.min(max, Math.max(1, Number(value.trim())))
+  }
+
+  boolean(field: string, value: string | undefined, fallback: boolean): boolean {
+    if (value === undefined) return fallback
+    if (value === "true") return true
+    if (value === "false") return false
+    this.add(field, `${field} must be true or false`)
+    return fallback
+  }
+
+  oneOf<const T extends string>(field: string, value: string | undefined, allowed: ReadonlyArray<T>, fallback?: T): T | undefined {
+    if (value === undefined) {
+      if (fallback === undefined) this.add(field, `${field} is required: one of ${allowed.join(", ")}`)
+      return fallback
+    }
+    if ((allowed as ReadonlyArray<string>).includes(value)) return value as T
+    this.add(field, `${field} must be one of ${allowed.join(", ")}`)
+    return undefined
+  }
+
+  /** A cursor of this read, decoded; undefined when absent or after recording why not. */
+  cursor(secret: Uint8Array, binding: string, value: string | undefined): Cursor.CursorPosition | undefined {
+    if (value === undefined) return undefined
+    const decoded = Cursor.decodeCursor(secret, binding, value)
+    switch (decoded._tag) {
+      case "Ok":
+        return decoded.position
+      case "OtherRead":
+        this.add("cursor", "cursor was made by a read with other filters or sort: send the same filters as the read that returned it, or drop the cursor to start over")
+        return undefined
+      case "Unreadable":
+        this.add("cursor", "cursor cannot be read: send back the nextCursor of the previous page exactly as received, or drop it to start from the first page")
+        return undefined
+    }
+  }
+
+  /** Fails with the unsupported chain, else with every field problem, else succeeds. */
+  check(): Effect.Effect<void, ValidationFailed | UnsupportedChain> {
+    if (this.unsupported !== undefined) return Effect.fail(this.unsupported)
+    if (this.issues.length > 0) return Effect.fail(new ValidationFailed({ issues: this.issues }))
+    return Effect.void
+  }
+}
+
+/** Refuses parameters a read does not know (spec "Versioning" rule 4). */
+export const refuseUnknown = (issues: Issues, params: Readonly<Record<string, string | undefined>>, known: ReadonlyArray<string>): void => {
+  for (const name of Object.keys(params)) {
+    if (!known.includes(name)) issues.add(name, `unknown parameter ${name}; this read accepts ${known.join(", ")}`)
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * GET /v1/tokens/{chain}/{address} and its candles.
+ */
+import { Effect } from "effect"
+import type { CandleValue, CandlesResponse, TokenBook } from "@spot/domain"
+import { Candles } from "@spot/domain"
+import { NotFound } from "../errors.js"
+import { Market } from "../Market.js"
+import { Issues, refuseUnknown } from "./Params.js"
+
+export interface TokenPath {
+  readonly chain: string
+  readonly address: string
+}
+
+/** Candles per request: 500 by default, 5,000 at most (spec "Limits"). */
+export const defaultCandleCount = 500
+export const maxCandleCount = 5_000
+
+/** The token's state. An unknown token is 404 NOT_FOUND (docs/http-api.md). */
+export const getToken = Effect.fn("TokenQueries.getToken")(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>> = {}) {
+  const issues = new Issues()
+  const chain = issues.chain("chain", path.chain)
+  const address = issues.address("address", chain, path.address)
+  refuseUnknown(issues, params, [])
+  yield* issues.check()
+  const market = yield* Market
+  const token: TokenBook | undefined = market.engine.token(chain!, address!)
+  if (token === undefined) {
+    return yield* new NotFound({ message: `no token ${address} on ${chain}: check the chain and address` })
+  }
+  return token
+})
+
+export const ohlcvParameters = ["timeframe", "metric", "denomination", "countBack", "from", "to"] as const
+
+/**
+ * Candles oldest first (spec "GET .../ohlcv" rules 1-4). `from`/`to` are integer Unix ms, `to`
+ * exclusive; `countBack` 1-5,000. An unknown token has no candles: an empty list, as with trades.
+ */
+export const getCandles = Effect.fn("TokenQueries.getCandles")(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>>) {
+  const issues = new Issues()
+  const chain = issues.chain("chain", path.chain)
+  const address = issues.address("address", chain, path.address)
+  refuseUnknown(issues, params, ohlcvParameters)
+  const timeframe = issues.oneOf("timeframe", params.timeframe, Candles.timeframes, "1m")
+  const metric = issues.oneOf("metric", params.metric, ["price", "marketCap"] as const, "marketCap")
+  const denomination = issues.oneOf("denomination", params.denomination, ["usd", "native"] as const, "usd")
+  const countBack = issues.integer("countBack", params.countBack, 1)
+  if (countBack !== undefined && countBack > maxCandleCount) {
+    issues.add("countBack", `countBack is at most ${maxCandleCount}: page further back with to set to the oldest candle's time`)
+  }
+  const from = issues.integer("from", params.from, 0)
+  const to = issues.integer("to", params.to, 0)
+  if (from !== undefined && to !== undefined && from >= to) issues.add("from", "from must be before to (to is exclusive)")
+  yield* issues.check()
+  const market = yield* Market
+  const token = market.engine.token(chain!, address!)
+  const candles: Array<CandleValue> =
+    token === undefined
+      ? []
+      : token.tape.candles({ timeframe: timeframe!, metric: metric!, denomination: denomination!, from, to, countBack })
+  const response: CandlesResponse = { candles }
+  return response
+})

@@ -1,0 +1,85 @@
+/**
+ * Trade pages: one token's trades, and the identity feeds across every token (spec "GET
+ * /v1/tokens/{chain}/{address}/trades", "GET /v1/trades", "Cursor pagination rules").
+ */
+import { Effect } from "effect"
+import type { TradeRecord } from "@spot/domain"
+import { Chain, Cursor, TradeKeyset } from "@spot/domain"
+import { CursorSecret } from "../CursorSecret.js"
+import { Market } from "../Market.js"
+import { Issues, refuseUnknown } from "./Params.js"
+import type { TokenPath } from "./TokenQueries.js"
+
+/** Trades per page: 20 by default, at most 100 (spec "Limits"). */
+export const defaultTradeLimit = 20
+export const maxTradeLimit = 100
+
+/** A page of trade records; the adapter encodes each record once and reuses it. */
+export interface TradeRecordPage {
+  readonly records: ReadonlyArray<TradeRecord>
+  readonly nextCursor: string | null
+  readonly hasMore: boolean
+}
+
+const afterOf = (issues: Issues, position: ReadonlyArray<string | number | null> | undefined) => {
+  if (position === undefined) return null
+  if (!TradeKeyset.isTradePosition(position)) {
+    issues.add("cursor", "cursor cannot be read: send back the nextCursor of the previous page exactly as received")
+    return null
+  }
+  return { timestamp: position[0] as number, seq: position[1] as number }
+}
+
+const pageOf = (
+  secret: Uint8Array,
+  binding: string,
+  page: { readonly records: ReadonlyArray<TradeRecord>; readonly hasMore: boolean }
+): TradeRecordPage => {
+  const last = page.records[page.records.length - 1]
+  return {
+    records: page.records,
+    hasMore: page.hasMore,
+    nextCursor:
+      page.hasMore && last !== undefined
+        ? Cursor.encodeCursor(secret, binding, TradeKeyset.tradePosition(last.timestamp, last.seq))
+        : null
+  }
+}
+
+
+export const tokenTradesParameters = ["limit", "cursor"] as const
+
+/** One token's trades, newest first. An unknown token is an empty page, not 404. */
+export const tokenTrades = Effect.fn("TradeQueries.tokenTrades")(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>>) {
+  const issues = new Issues()
+  const chain = issues.chain("chain", path.chain)
+  const address = issues.address("address", chain, path.address)
+  refuseUnknown(issues, params, tokenTradesParameters)
+  const limit = issues.limit("limit", params.limit, defaultTradeLimit, maxTradeLimit)
+  const secret = yield* CursorSecret
+  const binding = `GET /v1/tokens/${chain}/${address}/trades`
+  const after = afterOf(issues, issues.cursor(secret, binding, params.cursor))
+  yield* issues.check()
+  const market = yield* Market
+  return pageOf(secret, binding, market.engine.tokenTradePage(chain!, address!, after, limit))
+})
+
+export const identityTradesParameters = ["identity", "chains", "limit", "cursor"] as const
+
+/** Recent trades of one identity feed across every token, newest first. */
+export const identityTrades = Effect.fn("TradeQueries.identityTrades")(function*(params: Readonly<Record<string, string | undefined>>) {
+  const issues = new Issues()
+  refuseUnknown(issues, params, identityTradesParameters)
+  const identity = issues.oneOf("identity", params.identity, ["kol", "partnerscan"] as const)
+  const chains = issues.chainList("chains", params.chains)
+  const limit = issues.limit("limit", params.limit, defaultTradeLimit, maxTradeLimit)
+  const secret = yield* CursorSecret
+  const readChains = [...(chains ?? [])].sort()
+  const binding = `GET /v1/trades?identity=${identity}&chains=${chains === undefined ? "*" : readChains.join(",")}`
+  const after = afterOf(issues, issues.cursor(secret, binding, params.cursor))
+  yield* issues.check()
+  const market = yield* Market
+  const page = market.engine.identityTradePage(identity!, chains ?? [...Chain.chains], after, limit)
+  return pageOf(secret, binding, page)
+})
+

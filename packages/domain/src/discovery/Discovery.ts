@@ -1,0 +1,217 @@
+/**
+ * Discovery boards (spec "POST /v1/discovery", "Discovery column membership"): which column a
+ * launchpad token belongs to, the defaults of a column config, and the ranking of one column.
+ * Decisions the spec leaves open are in docs/discovery.md.
+ */
+import * as Fixed from "../Fixed.js"
+import type { DiscoveryCandidate } from "./DiscoveryCandidate.js"
+import { compileFilters, type DiscoveryFilterValues, meetsFilters } from "./DiscoveryFilters.js"
+
+export type { DiscoveryCandidate } from "./DiscoveryCandidate.js"
+export type { CountRange, DecimalRange, DiscoveryFilterValues, NumberRange } from "./DiscoveryFilters.js"
+
+export type ColumnName = "newPairs" | "graduating" | "graduated"
+
+/** Columns in the spec's fixed response order. */
+export const columnNames: ReadonlyArray<ColumnName> = ["newPairs", "graduating", "graduated"]
+
+export type SortBy =
+  | "createdAt"
+  | "volume24hUsd"
+  | "marketCapUsd"
+  | "liquidityUsd"
+  | "holdersCount"
+  | "tradeCount24h"
+  | "bondingCurvePct"
+  | "bondingCurveActivity"
+  | "graduatedAt"
+
+export type SortOrder = "asc" | "desc"
+
+/** A column config with every default filled in. */
+export interface ColumnRequest {
+  readonly sortBy: SortBy
+  readonly order: SortOrder
+  /** Already clamped to 1-100. */
+  readonly limit: number
+  readonly filters: DiscoveryFilterValues
+}
+
+/** A column config as the client sent it (the wire `ColumnConfig`): every field optional. */
+export interface ColumnConfigValues {
+  readonly sortBy?: SortBy
+  readonly order?: SortOrder
+  readonly limit?: number
+  readonly filters?: DiscoveryFilterValues
+}
+
+/** Curve share from which a token leaves `newPairs` for `graduating`. */
+export const GRADUATING_FROM_PCT: Fixed.Fixed = Fixed.fromInt(40)
+
+/**
+ * The column of a token, per the spec's table: graduated (migrated off its curve, or a launcher
+ * without a curve); graduating (40% of its curve or more); otherwise newPairs. Null for a token
+ * with no launchpad: discovery ranks launchpad tokens only.
+ */
+export const columnOf = (candidate: DiscoveryCandidate): ColumnName | null => {
+  if (candidate.launchpad === null) return null
+  if (candidate.graduatedAt !== null || candidate.bondingCurvePct === null) return "graduated"
+  return candidate.bondingCurvePct >= GRADUATING_FROM_PCT ? "graduating" : "newPairs"
+}
+
+export const DEFAULT_LIMIT = 20
+export const MIN_LIMIT = 1
+export const MAX_LIMIT = 100
+
+/** The spec's limit rule: absent is 20; anything else is clamped to 1-100 (a fraction truncated), never refused. */
+export const clampLimit = (n: number | undefined): number => {
+  if (n === undefined || Number.isNaN(n)) return DEFAULT_LIMIT
+  const whole = Math.trunc(n)
+  return whole < MIN_LIMIT ? MIN_LIMIT : whole > MAX_LIMIT ? MAX_LIMIT : whole
+}
+
+/** Default sort per column (domain notes): newest launches, closest to graduating, latest graduations. */
+export const defaultSortBy: Readonly<Record<ColumnName, SortBy>> = {
+  newPairs: "createdAt",
+  graduating: "bondingCurvePct",
+  graduated: "graduatedAt"
+}
+
+const noFilters: DiscoveryFilterValues = {}
+
+/** What `{}` requests for `column`. */
+export const defaultColumnRequest = (column: ColumnName): ColumnRequest => ({
+  sortBy: defaultSortBy[column],
+  order: "desc",
+  limit: DEFAULT_LIMIT,
+  filters: noFilters
+})
+
+/** A client's column config with the defaults filled in and the limit clamped. */
+export const resolveColumnRequest = (column: ColumnName, config: ColumnConfigValues): ColumnRequest => ({
+  sortBy: config.sortBy ?? defaultSortBy[column],
+  order: config.order ?? "desc",
+  limit: clampLimit(config.limit),
+  filters: config.filters ?? noFilters
+})
+
+// ---------------------------------------------------------------------------------------------
+// Order
+
+/** Negative when `a` ranks before `b`. */
+export type CandidateOrder = (a: DiscoveryCandidate, b: DiscoveryCandidate) => number
+
+/**
+ * The `graduatedAt` sort key: the migration time; for a launcher without a curve, which the spec
+ * counts as graduated from birth, its creation time; null otherwise (not graduated).
+ */
+export const graduationTimeOf = (candidate: DiscoveryCandidate): number | null =>
+  candidate.graduatedAt ?? (candidate.bondingCurvePct === null ? candidate.createdAt : null)
+
+const compareNumbers = (a: number, b: number): number => (a < b ? -1 : a > b ? 1 : 0)
+const compareFixed = (a: Fixed.Fixed, b: Fixed.Fixed): number => (a < b ? -1 : a > b ? 1 : 0)
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Ascending comparison of the sort field alone; a missing value (null) counts as larger than any. */
+const ascendingBy: Readonly<Record<SortBy, CandidateOrder>> = {
+  createdAt: (a, b) => compareNumbers(a.createdAt, b.createdAt),
+  volume24hUsd: (a, b) => compareFixed(a.volume24hUsd, b.volume24hUsd),
+  marketCapUsd: (a, b) => compareFixed(a.marketCapUsd, b.marketCapUsd),
+  liquidityUsd: (a, b) => compareFixed(a.liquidityUsd, b.liquidityUsd),
+  holdersCount: (a, b) => compareNumbers(a.holdersCount, b.holdersCount),
+  tradeCount24h: (a, b) => compareNumbers(a.buys24h + a.sells24h, b.buys24h + b.sells24h),
+  bondingCurvePct: (a, b) => compareFixed(a.bondingCurvePct ?? -1n, b.bondingCurvePct ?? -1n),
+  bondingCurveActivity: (a, b) => compareNumbers(a.bondingCurveActivity, b.bondingCurveActivity),
+  graduatedAt: (a, b) => compareNumbers(graduationTimeOf(a) ?? -1, graduationTimeOf(b) ?? -1)
+}
+
+/** Whether the sort field of a candidate is missing; missing values rank last in either direction. */
+const missingBy: Readonly<Partial<Record<SortBy, (c: DiscoveryCandidate) => boolean>>> = {
+  bondingCurvePct: (c) => c.bondingCurvePct === null,
+  graduatedAt: (c) => graduationTimeOf(c) === null
+}
+
+/**
+ * The fixed tie-break after the sort field: newer launch first, then chain slug, then address
+ * (both ascending by code unit). Chain plus address keys a token, so the order is total.
+ */
+export const compareTieBreak: CandidateOrder = (a, b) =>
+  compareNumbers(b.createdAt, a.createdAt) || compareText(a.chain, b.chain) || compareText(a.address, b.address)
+
+/** The total rank order of a column request: sort field in `order` (missing values last), then the tie-break. */
+export const rankOrder = (sortBy: SortBy, order: SortOrder): CandidateOrder => {
+  const ascending = ascendingBy[sortBy]
+  const missing = missingBy[sortBy]
+  const direction = order === "asc" ? 1 : -1
+  if (missing === undefined) return (a, b) => direction * ascending(a, b) || compareTieBreak(a, b)
+  return (a, b) => {
+    const aMissing = missing(a)
+    if (aMissing !== missing(b)) return aMissing ? 1 : -1
+    return (aMissing ? 0 : direction * ascending(a, b)) || compareTieBreak(a, b)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ranking
+
+/** Moves the entry at `index` of a heap whose root is its worst entry down to its place. */
+const siftDown = (heap: Array<DiscoveryCandidate>, index: number, order: CandidateOrder): void => {
+  const size = heap.length
+  const entry = heap[index]!
+  for (;;) {
+    const left = index * 2 + 1
+    if (left >= size) break
+    const right = left + 1
+    // The worse child: the one ranking later.
+    const child = right < size && order(heap[right]!, heap[left]!) > 0 ? right : left
+    if (order(heap[child]!, entry) <= 0) break
+    heap[index] = heap[child]!
+    index = child
+  }
+  heap[index] = entry
+}
+
+const siftUp = (heap: Array<DiscoveryCandidate>, index: number, order: CandidateOrder): void => {
+  const entry = heap[index]!
+  while (index > 0) {
+    const parent = (index - 1) >> 1
+    if (order(heap[parent]!, entry) >= 0) break
+    heap[index] = heap[parent]!
+    index = parent
+  }
+  heap[index] = entry
+}
+
+/**
+ * One column's board at time `now` (ms): the candidates of `column` that meet every filter of
+ * `request`, in rank order, at most `request.limit` (clamped again, defensively). An entry's rank is
+ * its index + 1.
+ *
+ * Cost: one pass over the candidates with a bounded heap of `limit` entries (the top-k), so the
+ * work is O(n log limit) and nothing is sorted but the kept rows.
+ */
+export const rankColumn = (
+  candidates: Iterable<DiscoveryCandidate>,
+  column: ColumnName,
+  request: ColumnRequest,
+  now: number
+): Array<DiscoveryCandidate> => {
+  const limit = clampLimit(request.limit)
+  const filters = compileFilters(request.filters)
+  const order = rankOrder(request.sortBy, request.order)
+  // A max-heap on "ranks later": the root is the worst row kept so far.
+  const heap: Array<DiscoveryCandidate> = []
+  for (const candidate of candidates) {
+    if (columnOf(candidate) !== column) continue
+    if (heap.length === limit && order(candidate, heap[0]!) >= 0) continue
+    if (!meetsFilters(filters, candidate, now)) continue
+    if (heap.length < limit) {
+      heap.push(candidate)
+      siftUp(heap, heap.length - 1, order)
+    } else {
+      heap[0] = candidate
+      siftDown(heap, 0, order)
+    }
+  }
+  return heap.sort(order)
+}

@@ -1,0 +1,515 @@
+/**
+ * The per-token holder book: balances, wallet-risk flags and the spec's `holders` object, kept
+ * incrementally so the engine can call it on every swap and transfer (see docs/holders.md).
+ *
+ * Per wallet the book keeps a struct-of-arrays slot (balance, a flag bitmask, first-trade time)
+ * instead of one object per wallet: that is the main per-token memory cost. Group shares are
+ * running balance sums adjusted on every balance change of a flagged wallet; the top-10 share
+ * comes from a small sorted buffer of the largest holders that is rebuilt by a full scan only when
+ * fewer than ten of its members are provably above every holder outside it.
+ */
+import * as Fixed from "../Fixed.js"
+
+export type WalletFlag = "sniper" | "insider" | "bundler" | "freshWallet" | "proTrader" | "partner" | "phishing"
+
+/** What the engine knows about the trading wallet at the time of a swap. */
+export interface BuyContext {
+  readonly block: number
+  readonly timestamp: number
+  /** When the wallet's first inbound funding happened, if known. */
+  readonly walletFundedAt: number | null
+  /** The wallet's funder is a known exchange. */
+  readonly fundedByCex: boolean
+  /** Trading terminal the swap routed through. */
+  readonly terminal: string | null
+  /** The wallet is currently labelled malicious. */
+  readonly phishing: boolean
+}
+
+/** The spec's `holders` object (field for field the Type of the wire schema `Holders`). */
+export interface HoldersValue {
+  readonly count: number
+  readonly top10Pct: string
+  readonly devPct: string
+  readonly sniperPct: string
+  readonly sniperCount: number
+  readonly bundlerPct: string
+  readonly bundlerCount: number
+  readonly insiderPct: string
+  readonly insiderCount: number
+  readonly freshWalletPct: string
+  readonly freshWalletCount: number
+  readonly proTraderPct: string
+  readonly proTraderCount: number
+  readonly partnerPct: string
+  readonly partnerCount: number
+  readonly phishingPct: string
+  readonly phishingCount: number
+  readonly fundedByCexPct: string
+}
+
+export interface HolderBookOptions {
+  /** Size of the sorted buffer of largest holders (at least 10); larger means rarer rescans. */
+  readonly topBufferSize?: number
+}
+
+/** "Funded less than seven days before it traded". */
+export const FRESH_WALLET_WINDOW_MS = 7 * 24 * 60 * 60 * 1000
+/** A buy with `block − launchBlock` in [0, SNIPER_BLOCKS) is a sniper's; likewise for insiders. */
+export const SNIPER_BLOCKS = 2
+export const INSIDER_BLOCKS = 3
+/** The wallet making this buy (counted from 1) or a later one in one block is a bundler. */
+export const BUNDLER_BUY_ORDINAL = 4
+export const DEFAULT_TOP_BUFFER_SIZE = 32
+
+// Group bits: bit i is group i, in the order of `groupFlags` (also the order flags are listed in).
+const SNIPER = 1 << 0
+const INSIDER = 1 << 1
+const BUNDLER = 1 << 2
+const FRESH = 1 << 3
+const PRO_TRADER = 1 << 4
+const PARTNER = 1 << 5
+/** Currently labelled malicious (the phishing share); can be cleared. */
+const PHISHING = 1 << 6
+const GROUP_MASK = (1 << 7) - 1
+const GROUPS = 7
+// Wallet facts that are not groups.
+const FUNDED_BY_CEX = 1 << 7
+/** Was ever fresh: freshWalletCount counts this bit, because FRESH can be re-evaluated away. */
+const EVER_FRESH = 1 << 8
+/** Traded while labelled malicious: phishingCount counts this bit. */
+const TRADED_WHILE_PHISHING = 1 << 9
+/** isExcludedFromTop10 answered true (cached; refreshed by `onExclusionChanged`). */
+const EXCLUDED = 1 << 10
+/** Member of the top buffer. */
+const IN_TOP = 1 << 11
+/** Has traded this token (firstTradeAt is set). */
+const TRADED = 1 << 12
+
+const groupFlags: ReadonlyArray<WalletFlag> = [
+  "sniper",
+  "insider",
+  "bundler",
+  "freshWallet",
+  "proTrader",
+  "partner",
+  "phishing"
+]
+/** The bit whose first setting makes group i's `...Count` grow; the group bit itself when permanent. */
+const countedBit: ReadonlyArray<number> = [SNIPER, INSIDER, BUNDLER, EVER_FRESH, PRO_TRADER, PARTNER, TRADED_WHILE_PHISHING]
+const COUNTED_MASK = SNIPER | INSIDER | BUNDLER | EVER_FRESH | PRO_TRADER | PARTNER | TRADED_WHILE_PHISHING
+
+/** One frozen flag list per group bitmask, shared by every book: `recordTrade` allocates no array. */
+const flagListCache: Array<ReadonlyArray<WalletFlag> | undefined> = new Array(GROUP_MASK + 1)
+const flagListOf = (groupBits: number): ReadonlyArray<WalletFlag> => {
+  let list = flagListCache[groupBits]
+  if (list === undefined) {
+    const built: Array<WalletFlag> = []
+    for (let g = 0; g < GROUPS; g++) if ((groupBits & (1 << g)) !== 0) built.push(groupFlags[g]!)
+    list = Object.freeze(built)
+    flagListCache[groupBits] = list
+  }
+  return list
+}
+
+const INITIAL_CAPACITY = 16
+const NO_TRADE = Number.NaN
+
+export class HolderBook {
+  private supply: bigint
+  private readonly creator: string
+  private readonly launchBlock: number
+  private readonly isExcludedFromTop10: (address: string) => boolean
+
+  // Struct-of-arrays wallet slots; `slotOf` maps an address to its index.
+  private readonly slotOf = new Map<string, number>()
+  private readonly balances: Array<bigint> = []
+  private flags = new Uint16Array(INITIAL_CAPACITY)
+  private firstTradeAt = new Float64Array(INITIAL_CAPACITY)
+  private slotCount = 0
+  private addressBytes = 0
+
+  /** Non-excluded wallets with a positive balance, and those of them funded by an exchange. */
+  private holders = 0
+  private cexHolders = 0
+
+  private readonly groupBalance: Array<bigint> = [0n, 0n, 0n, 0n, 0n, 0n, 0n]
+  private readonly groupCount: Array<number> = [0, 0, 0, 0, 0, 0, 0]
+
+  private currentBuyBlock = -1
+  private buysInCurrentBlock = 0
+
+  /**
+   * The largest non-excluded holders, sorted by balance descending. Every holder outside the buffer
+   * has a balance ≤ `outsiderBound`, so the first ten members are the true top ten while the tenth
+   * is ≥ the bound (or the buffer holds every holder).
+   */
+  private readonly top: Int32Array
+  private topLength = 0
+  private outsiderBound = 0n
+  private rescans = 0
+
+  constructor(
+    supply: bigint,
+    creator: string,
+    launchBlock: number,
+    isExcludedFromTop10: (address: string) => boolean,
+    options?: HolderBookOptions
+  ) {
+    this.supply = supply
+    this.creator = creator
+    this.launchBlock = launchBlock
+    this.isExcludedFromTop10 = isExcludedFromTop10
+    this.top = new Int32Array(Math.max(10, options?.topBufferSize ?? DEFAULT_TOP_BUFFER_SIZE))
+  }
+
+  /** Called for every swap BEFORE the balance change; assigns flags for this token and returns the wallet's flags after it. */
+  recordTrade(wallet: string, side: "buy" | "sell", ctx: BuyContext): ReadonlyArray<WalletFlag> {
+    const slot = this.slotFor(wallet)
+    const before = this.flags[slot]!
+    let after = before
+    if ((after & TRADED) === 0) {
+      after |= TRADED
+      this.firstTradeAt[slot] = ctx.timestamp
+    }
+    if (side === "buy") {
+      const sinceLaunch = ctx.block - this.launchBlock
+      if (sinceLaunch >= 0 && sinceLaunch < INSIDER_BLOCKS) {
+        after |= sinceLaunch < SNIPER_BLOCKS ? SNIPER | INSIDER : INSIDER
+      }
+      // Trades arrive in block order, so one counter suffices; any other block starts a new count.
+      if (ctx.block !== this.currentBuyBlock) {
+        this.currentBuyBlock = ctx.block
+        this.buysInCurrentBlock = 0
+      }
+      if (++this.buysInCurrentBlock >= BUNDLER_BUY_ORDINAL) after |= BUNDLER
+    }
+    if (ctx.terminal !== null) after |= ctx.terminal === "partner" ? PRO_TRADER | PARTNER : PRO_TRADER
+    // An unresolved funding (null) keeps what an earlier trade or `onWalletFunded` established.
+    if (ctx.walletFundedAt !== null) after = this.withFreshness(after, slot, ctx.walletFundedAt)
+    if (ctx.fundedByCex) after |= FUNDED_BY_CEX
+    after = ctx.phishing ? after | PHISHING | TRADED_WHILE_PHISHING : after & ~PHISHING
+    if (after !== before) this.changeFlags(slot, before, after)
+    return flagListOf(after & GROUP_MASK)
+  }
+
+  /** Balance up (buy, transfer in, mint). */
+  credit(wallet: string, amount: bigint): void {
+    if (amount <= 0n) return
+    const slot = this.slotFor(wallet)
+    const before = this.balances[slot]!
+    const after = before + amount
+    this.balances[slot] = after
+    const f = this.flags[slot]!
+    if ((f & GROUP_MASK) !== 0) this.addToGroups(f, amount)
+    if ((f & EXCLUDED) !== 0) return
+    if (before === 0n) {
+      this.holders++
+      if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders++
+    }
+    if ((f & IN_TOP) !== 0) this.moveUp(this.topIndexOf(slot), after)
+    else this.offerToTop(slot, after)
+  }
+
+  /** Balance down (sell, transfer out, burn); never below zero (a larger debit empties the wallet). */
+  debit(wallet: string, amount: bigint): void {
+    if (amount <= 0n) return
+    const slot = this.slotOf.get(wallet)
+    if (slot === undefined) return
+    const before = this.balances[slot]!
+    if (before === 0n) return
+    const taken = amount < before ? amount : before
+    const after = before - taken
+    this.balances[slot] = after
+    const f = this.flags[slot]!
+    if ((f & GROUP_MASK) !== 0) this.addToGroups(f, -taken)
+    if ((f & EXCLUDED) !== 0) return
+    if (after === 0n) {
+      this.holders--
+      if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders--
+    }
+    // An outsider that shrinks stays below the bound; only members need repositioning.
+    if ((f & IN_TOP) !== 0) {
+      const index = this.topIndexOf(slot)
+      if (after === 0n) this.removeFromTop(index)
+      else this.moveDown(index, after)
+    }
+  }
+
+  /** Mint/burn changes total supply. */
+  setSupply(supply: bigint): void {
+    this.supply = supply
+  }
+
+  /** Funding resolved after the wallet traded: re-evaluate freshWallet and funded-by-exchange. True if anything changed. */
+  onWalletFunded(wallet: string, fundedAt: number | null, fundedByCex: boolean): boolean {
+    const slot = this.slotOf.get(wallet)
+    if (slot === undefined) return false
+    const before = this.flags[slot]!
+    let after = fundedByCex ? before | FUNDED_BY_CEX : before & ~FUNDED_BY_CEX
+    if ((after & TRADED) !== 0) {
+      after = fundedAt === null ? after & ~FRESH : this.withFreshness(after, slot, fundedAt)
+    }
+    if (after === before) return false
+    this.changeFlags(slot, before, after)
+    return true
+  }
+
+  /** Phishing label set/cleared for a wallet known to this book. True if anything changed. */
+  onPhishingLabel(wallet: string, active: boolean): boolean {
+    const slot = this.slotOf.get(wallet)
+    if (slot === undefined) return false
+    const before = this.flags[slot]!
+    const after = active ? before | PHISHING : before & ~PHISHING
+    if (after === before) return false
+    this.changeFlags(slot, before, after)
+    return true
+  }
+
+  /**
+   * `isExcludedFromTop10` may now answer differently for `address` (a pool learned after it already
+   * held tokens): re-asks it and moves the wallet into or out of the holder count and the top ten.
+   */
+  onExclusionChanged(address: string): boolean {
+    const slot = this.slotOf.get(address)
+    if (slot === undefined) return false
+    const f = this.flags[slot]!
+    const excluded = this.isExcludedFromTop10(address)
+    if (excluded === ((f & EXCLUDED) !== 0)) return false
+    const balance = this.balances[slot]!
+    if (excluded) {
+      this.flags[slot] = f | EXCLUDED
+      if (balance > 0n) {
+        this.holders--
+        if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders--
+        if ((f & IN_TOP) !== 0) this.removeFromTop(this.topIndexOf(slot))
+      }
+    } else {
+      this.flags[slot] = f & ~EXCLUDED
+      if (balance > 0n) {
+        this.holders++
+        if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders++
+        this.offerToTop(slot, balance)
+      }
+    }
+    return true
+  }
+
+  flagsOf(wallet: string): ReadonlyArray<WalletFlag> {
+    const slot = this.slotOf.get(wallet)
+    return flagListOf(slot === undefined ? 0 : this.flags[slot]! & GROUP_MASK)
+  }
+
+  balanceOf(wallet: string): bigint {
+    const slot = this.slotOf.get(wallet)
+    return slot === undefined ? 0n : this.balances[slot]!
+  }
+
+  /** Wallets with a positive balance, not counting excluded addresses (pools, curve, burn). */
+  holderCount(): number {
+    return this.holders
+  }
+
+  /** Whether `wallet` is funded by a known exchange, as far as this book knows. */
+  isFundedByCex(wallet: string): boolean {
+    const slot = this.slotOf.get(wallet)
+    return slot !== undefined && (this.flags[slot]! & FUNDED_BY_CEX) !== 0
+  }
+
+  toWire(): HoldersValue {
+    const supply = this.supply
+    const share = (balance: bigint): string => Fixed.format(Fixed.pct(balance, supply))
+    const g = this.groupBalance
+    const n = this.groupCount
+    return {
+      count: this.holders,
+      top10Pct: Fixed.format(this.top10Pct()),
+      devPct: Fixed.format(this.devPct()),
+      sniperPct: share(g[0]!),
+      sniperCount: n[0]!,
+      bundlerPct: share(g[2]!),
+      bundlerCount: n[2]!,
+      insiderPct: share(g[1]!),
+      insiderCount: n[1]!,
+      freshWalletPct: share(g[3]!),
+      freshWalletCount: n[3]!,
+      proTraderPct: share(g[4]!),
+      proTraderCount: n[4]!,
+      partnerPct: share(g[5]!),
+      partnerCount: n[5]!,
+      phishingPct: share(g[6]!),
+      phishingCount: n[6]!,
+      fundedByCexPct: Fixed.format(Fixed.pct(BigInt(this.cexHolders), BigInt(this.holders)))
+    }
+  }
+
+  devPct(): Fixed.Fixed {
+    return Fixed.pct(this.balanceOf(this.creator), this.supply)
+  }
+
+  snipersPct(): Fixed.Fixed {
+    return Fixed.pct(this.groupBalance[0]!, this.supply)
+  }
+
+  /** Not clamped: reads above 100 when balances outgrow a drifted supply. */
+  top10Pct(): Fixed.Fixed {
+    this.ensureTopTen()
+    const top = this.top
+    const end = this.topLength < 10 ? this.topLength : 10
+    let sum = 0n
+    for (let i = 0; i < end; i++) sum += this.balances[top[i]!]!
+    return Fixed.pct(sum, this.supply)
+  }
+
+  /** How many times the top buffer was rebuilt by a full scan (for benchmarks and tests). */
+  top10Rescans(): number {
+    return this.rescans
+  }
+
+  /**
+   * Approximate retained bytes (V8, 64-bit, no pointer compression): per wallet a Map entry
+   * (~40 B with the table's slack), the address string, a balance slot and its BigInt, 2 B of flags
+   * and 8 B of first-trade time (typed arrays at their current capacity).
+   */
+  heapBytes(): number {
+    const supplyDigits = Math.max(1, Math.ceil(this.supply.toString(16).length / 16))
+    const bigintBytes = 16 + 8 * supplyDigits
+    const capacity = this.flags.length
+    return (
+      512 +
+      this.slotCount * (40 + 8 + bigintBytes) +
+      this.addressBytes +
+      capacity * (2 + 8) +
+      this.top.length * 4
+    )
+  }
+
+  // ---- internals ----
+
+  private slotFor(wallet: string): number {
+    const existing = this.slotOf.get(wallet)
+    if (existing !== undefined) return existing
+    const slot = this.slotCount++
+    if (slot === this.flags.length) this.grow()
+    this.slotOf.set(wallet, slot)
+    this.balances.push(0n)
+    if (this.isExcludedFromTop10(wallet)) this.flags[slot] = EXCLUDED
+    this.firstTradeAt[slot] = NO_TRADE
+    this.addressBytes += 16 + ((wallet.length + 7) & ~7)
+    return slot
+  }
+
+  private grow(): void {
+    const flags = new Uint16Array(this.flags.length * 2)
+    flags.set(this.flags)
+    this.flags = flags
+    const firstTradeAt = new Float64Array(this.firstTradeAt.length * 2)
+    firstTradeAt.set(this.firstTradeAt)
+    this.firstTradeAt = firstTradeAt
+  }
+
+  private withFreshness(flags: number, slot: number, fundedAt: number): number {
+    return this.firstTradeAt[slot]! - fundedAt < FRESH_WALLET_WINDOW_MS ? flags | FRESH | EVER_FRESH : flags & ~FRESH
+  }
+
+  /** Applies a flag change: group balances for groups entered or left, counts for bits first set, exchange-funded holders. */
+  private changeFlags(slot: number, before: number, after: number): void {
+    this.flags[slot] = after
+    const balance = this.balances[slot]!
+    const groupChange = (before ^ after) & GROUP_MASK
+    if (groupChange !== 0 && balance !== 0n) {
+      for (let g = 0; g < GROUPS; g++) {
+        const bit = 1 << g
+        if ((groupChange & bit) === 0) continue
+        this.groupBalance[g] = (after & bit) !== 0 ? this.groupBalance[g]! + balance : this.groupBalance[g]! - balance
+      }
+    }
+    const firstSet = after & ~before & COUNTED_MASK
+    if (firstSet !== 0) {
+      for (let g = 0; g < GROUPS; g++) if ((firstSet & countedBit[g]!) !== 0) this.groupCount[g]!++
+    }
+    if (((before ^ after) & FUNDED_BY_CEX) !== 0 && balance !== 0n && (after & EXCLUDED) === 0) {
+      this.cexHolders += (after & FUNDED_BY_CEX) !== 0 ? 1 : -1
+    }
+  }
+
+  private addToGroups(flags: number, delta: bigint): void {
+    const sums = this.groupBalance
+    for (let g = 0; g < GROUPS; g++) if ((flags & (1 << g)) !== 0) sums[g] = sums[g]! + delta
+  }
+
+  private topIndexOf(slot: number): number {
+    const top = this.top
+    for (let i = 0; i < this.topLength; i++) if (top[i] === slot) return i
+    return -1 // unreachable while IN_TOP is kept in step with the buffer
+  }
+
+  /** A non-member's balance grew (or it became eligible): admit it, evicting the smallest, or raise the bound. */
+  private offerToTop(slot: number, balance: bigint): void {
+    const top = this.top
+    let index: number
+    if (this.topLength < top.length) {
+      index = this.topLength++
+    } else {
+      const smallest = top[top.length - 1]!
+      const smallestBalance = this.balances[smallest]!
+      if (balance <= smallestBalance) {
+        if (balance > this.outsiderBound) this.outsiderBound = balance
+        return
+      }
+      this.flags[smallest] = this.flags[smallest]! & ~IN_TOP
+      if (smallestBalance > this.outsiderBound) this.outsiderBound = smallestBalance
+      index = top.length - 1
+    }
+    this.flags[slot] = this.flags[slot]! | IN_TOP
+    top[index] = slot
+    this.moveUp(index, balance)
+  }
+
+  private moveUp(index: number, balance: bigint): void {
+    const top = this.top
+    const slot = top[index]!
+    let i = index
+    while (i > 0 && this.balances[top[i - 1]!]! < balance) {
+      top[i] = top[i - 1]!
+      i--
+    }
+    top[i] = slot
+  }
+
+  private moveDown(index: number, balance: bigint): void {
+    const top = this.top
+    const slot = top[index]!
+    const last = this.topLength - 1
+    let i = index
+    while (i < last && this.balances[top[i + 1]!]! > balance) {
+      top[i] = top[i + 1]!
+      i++
+    }
+    top[i] = slot
+  }
+
+  private removeFromTop(index: number): void {
+    const top = this.top
+    this.flags[top[index]!] = this.flags[top[index]!]! & ~IN_TOP
+    top.copyWithin(index, index + 1, this.topLength)
+    this.topLength--
+  }
+
+  /** Rebuilds the buffer by a full scan when its first ten are no longer provably the top ten. */
+  private ensureTopTen(): void {
+    if (this.topLength === this.holders) return
+    if (this.topLength >= 10 && this.balances[this.top[9]!]! >= this.outsiderBound) return
+    this.rescans++
+    this.topLength = 0
+    this.outsiderBound = 0n
+    const flags = this.flags
+    const balances = this.balances
+    for (let slot = 0; slot < this.slotCount; slot++) flags[slot] = flags[slot]! & ~IN_TOP
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if ((flags[slot]! & EXCLUDED) !== 0) continue
+      const balance = balances[slot]!
+      if (balance !== 0n) this.offerToTop(slot, balance)
+    }
+  }
+}

@@ -1,0 +1,550 @@
+/**
+ * The trade tape of one token: the raw trades of the last `retainMs` in growable typed arrays,
+ * the trailing stats windows (5m … 24h) as running exact sums, hourly aggregates kept much longer,
+ * and the candles read from them. The engine keeps one tape per token and appends every trade,
+ * so `append` is O(1) amortized and allocates nothing but occasional typed-array growth.
+ * Rules and their reasons: docs/candles-and-windows.md.
+ */
+import type { Fixed } from "../Fixed.js"
+import * as FixedMath from "../Fixed.js"
+import { aggregateCandle, foldTrade } from "./CandleAggregate.js"
+import { CandleHourlySeries, firstBucketAfter, LATEST_CACHE_SLOTS } from "./CandleHourlySeries.js"
+import type { CandleMetric, CandleQuery, CandleValue, Denomination, Timeframe } from "./Candles.js"
+import {
+  bucketAnchor,
+  candleLimit,
+  isHourAligned,
+  queryTimeRange,
+  seriesIndex,
+  timeframeMs,
+  timeframes
+} from "./Candles.js"
+import {
+  addSplit,
+  fixedFromDouble,
+  fixedToDouble,
+  formatVolumeUnits,
+  splitToFixed,
+  splitToNumber,
+  splitToUnits,
+  subtractSplit,
+  writeVolumeUnits
+} from "./TapeNumbers.js"
+
+export type { CandleMetric, CandleQuery, CandleValue, Denomination, Timeframe } from "./Candles.js"
+export { bucketStart, timeframeMs, timeframes } from "./Candles.js"
+
+export interface StatsWindowValue {
+  priceChangePct: string
+  volume: { native: string; usd: string }
+  buyCount: number
+  sellCount: number
+  buyVolume: { native: string; usd: string }
+  sellVolume: { native: string; usd: string }
+}
+
+export type StatsWindowKey = "5m" | "30m" | "1h" | "6h" | "24h"
+export type StatsValue = Record<StatsWindowKey, StatsWindowValue>
+
+export const statsWindowKeys: ReadonlyArray<StatsWindowKey> = ["5m", "30m", "1h", "6h", "24h"]
+const minute = 60_000
+const windowLengths = [5 * minute, 30 * minute, 60 * minute, 360 * minute, 1_440 * minute]
+const windowCount = windowLengths.length
+const longestWindow = windowLengths[windowCount - 1]!
+
+export const defaultRetainMs = longestWindow
+export const defaultHourlyRetainMs = 400 * 24 * 60 * minute
+
+// Raw trade layout. `values`: time, price native, price USD, market cap native, market cap USD
+// (series s at 1 + s). `volumes`: native low/high words, USD low/high words of nano-units.
+// `sides`: 1 for a sell. 57 bytes a trade.
+const VALUE_STRIDE = 5
+const VOLUME_STRIDE = 4
+const minimumCapacity = 8
+const noValues = new Float64Array(0)
+const noVolumes = new Uint32Array(0)
+const noSides = new Uint8Array(0)
+
+// Window state, per window: the oldest trade still inside (a sequence number), counts, split
+// volume sums, the USD price of the newest trade that left it (NaN: none left yet), and when
+// the oldest trade leaves (Infinity: empty), so a check touches no raw trade.
+const W_TAIL = 0
+const W_BUYS = 1
+const W_SELLS = 2
+const W_BUY_NATIVE = 3
+const W_BUY_USD = 5
+const W_SELL_NATIVE = 7
+const W_SELL_USD = 9
+const W_REFERENCE = 11
+const W_EXPIRES_AT = 12
+const WINDOW_STRIDE = 13
+
+// heapBytes: rough V8 costs of the tape object with its fields and of one typed array with its buffer.
+const TAPE_OBJECT_BYTES = 200
+const TYPED_ARRAY_BYTES = 120
+
+const timeframeIndex = Object.fromEntries(timeframes.map((timeframe, index) => [timeframe, index])) as Record<
+  Timeframe,
+  number
+>
+
+/** Reused by raw scans (single-threaded, never re-entered). */
+const scanVolume = new Float64Array(2)
+
+export class TradeTape {
+  private readonly retainMs: number
+  private readonly hourlyRetainMs: number
+  private now = -Infinity
+
+  private values: Float64Array = noValues
+  private volumes: Uint32Array = noVolumes
+  private sides: Uint8Array = noSides
+  /** Sequence numbers count trades ever appended; slot i of the arrays is sequence `baseSeq + i`. */
+  private baseSeq = 0
+  private headSeq = 0
+  private endSeq = 0
+  /** Time of the newest trimmed trade: fine buckets opening at or before it are incomplete. */
+  private rawDroppedThrough = -Infinity
+  /** When the oldest raw trade falls out of retention (Infinity: no raw trade). */
+  private rawTrimAt = Infinity
+
+  /** Allocated on the first trade; released while every window is empty. */
+  private windows: Float64Array | undefined = undefined
+  private hourly: CandleHourlySeries | undefined = undefined
+  private latestCaches: Array<Float64Array | undefined> | undefined = undefined
+
+  private firstPriceUsd = NaN
+  private lastPriceUsd = NaN
+  private lastTime = NaN
+  /** `lastPriceUsd` back as the exact Fixed (see fixedFromDouble), converted once per price. */
+  private latestPriceFixedOf = NaN
+  private latestPriceFixed: Fixed = 0n
+  private statsCache: StatsValue | undefined = undefined
+
+  constructor(options?: { readonly retainMs?: number | undefined; readonly hourlyRetainMs?: number | undefined }) {
+    // The 24h window subtracts trades as they leave it, so raw trades live at least that long.
+    this.retainMs = Math.max(options?.retainMs ?? defaultRetainMs, longestWindow)
+    this.hourlyRetainMs = Math.max(options?.hourlyRetainMs ?? defaultHourlyRetainMs, this.retainMs)
+  }
+
+  append(
+    timestamp: number,
+    side: "buy" | "sell",
+    priceNative: Fixed,
+    priceUsd: Fixed,
+    marketCapNative: Fixed,
+    marketCapUsd: Fixed,
+    volumeNative: Fixed,
+    volumeUsd: Fixed
+  ): void {
+    // The engine sends non-decreasing times; clamping keeps the arrays sorted if it ever does not.
+    const time = timestamp < this.lastTime ? this.lastTime : timestamp
+    if (time > this.now) this.advanceTo(time)
+    this.makeRawRoom()
+    const slot = this.endSeq - this.baseSeq
+    const at = slot * VALUE_STRIDE
+    const values = this.values
+    const native = fixedToDouble(priceNative)
+    const usd = fixedToDouble(priceUsd)
+    const capNative = fixedToDouble(marketCapNative)
+    const capUsd = fixedToDouble(marketCapUsd)
+    values[at] = time
+    values[at + 1] = native
+    values[at + 2] = usd
+    values[at + 3] = capNative
+    values[at + 4] = capUsd
+    const words = this.volumes
+    const wordAt = slot * VOLUME_STRIDE
+    writeVolumeUnits(words, wordAt, volumeNative)
+    writeVolumeUnits(words, wordAt + 2, volumeUsd)
+    const isSell = side === "sell"
+    this.sides[slot] = isSell ? 1 : 0
+    const seq = this.endSeq
+    this.endSeq = seq + 1
+    if (this.rawTrimAt === Infinity) this.rawTrimAt = time + this.retainMs
+
+    const nativeLow = words[wordAt]
+    const nativeHigh = words[wordAt + 1]
+    const usdLow = words[wordAt + 2]
+    const usdHigh = words[wordAt + 3]
+    if (this.hourly === undefined) this.hourly = new CandleHourlySeries()
+    this.hourly.add(time, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
+
+    let windows = this.windows
+    if (windows === undefined) {
+      // Every window is empty, so each one's reference is the newest trade so far (or none).
+      windows = new Float64Array(windowCount * WINDOW_STRIDE)
+      for (let w = 0; w < windowCount; w++) {
+        windows[w * WINDOW_STRIDE + W_TAIL] = seq
+        windows[w * WINDOW_STRIDE + W_REFERENCE] = this.lastPriceUsd
+        windows[w * WINDOW_STRIDE + W_EXPIRES_AT] = Infinity
+      }
+      this.windows = windows
+    }
+    const countAt = isSell ? W_SELLS : W_BUYS
+    const nativeAt = isSell ? W_SELL_NATIVE : W_BUY_NATIVE
+    const usdAt = isSell ? W_SELL_USD : W_BUY_USD
+    for (let w = 0; w < windowCount; w++) {
+      const base = w * WINDOW_STRIDE
+      if (windows[base + W_EXPIRES_AT] === Infinity) windows[base + W_EXPIRES_AT] = time + windowLengths[w]!
+      windows[base + countAt]++
+      addSplit(windows, base + nativeAt, nativeLow, nativeHigh)
+      addSplit(windows, base + usdAt, usdLow, usdHigh)
+    }
+    if (Number.isNaN(this.firstPriceUsd)) this.firstPriceUsd = usd
+    this.lastPriceUsd = usd
+    this.lastTime = time
+    this.statsCache = undefined
+    // A trade older than now (now moved by advanceTo) may already be outside the short windows.
+    if (time < this.now) this.expireWindows()
+  }
+
+  /** Moves the window ends to `now` (>= last call), expiring trades; true when any stats figure changed. */
+  advanceTo(now: number): boolean {
+    if (!(now > this.now)) return false
+    this.now = now
+    const changed = this.windows !== undefined && this.expireWindows()
+    if (changed) this.statsCache = undefined
+    if (now >= this.rawTrimAt) this.trimRaw(now - this.retainMs)
+    if (this.hourly !== undefined) this.hourly.dropEndedBy(now - this.hourlyRetainMs)
+    const windows = this.windows
+    if (windows !== undefined && windows[(windowCount - 1) * WINDOW_STRIDE + W_EXPIRES_AT] === Infinity) {
+      this.windows = undefined
+    }
+    return changed
+  }
+
+  /**
+   * Windows (now − w, now], now = the latest advanceTo or append time. The answer is shared
+   * until the figures change (the engine may read it several times per change): do not mutate.
+   */
+  stats(): StatsValue {
+    if (this.statsCache !== undefined) return this.statsCache
+    const stats: StatsValue = {
+      "5m": this.windowValue(0),
+      "30m": this.windowValue(1),
+      "1h": this.windowValue(2),
+      "6h": this.windowValue(3),
+      "24h": this.windowValue(4)
+    }
+    this.statsCache = stats
+    return stats
+  }
+
+  volume24h(): { native: Fixed; usd: Fixed } {
+    const windows = this.windows
+    if (windows === undefined) return { native: 0n, usd: 0n }
+    const base = (windowCount - 1) * WINDOW_STRIDE
+    return {
+      native: splitSum(windows, base + W_BUY_NATIVE) + splitSum(windows, base + W_SELL_NATIVE),
+      usd: splitSum(windows, base + W_BUY_USD) + splitSum(windows, base + W_SELL_USD)
+    }
+  }
+
+  count24h(): { buys: number; sells: number } {
+    const windows = this.windows
+    if (windows === undefined) return { buys: 0, sells: 0 }
+    const base = (windowCount - 1) * WINDOW_STRIDE
+    return { buys: windows[base + W_BUYS], sells: windows[base + W_SELLS] }
+  }
+
+  lastTradeAt(): number | undefined {
+    return Number.isNaN(this.lastTime) ? undefined : this.lastTime
+  }
+
+  /** Candles oldest first under the spec's rules (docs/candles-and-windows.md). */
+  candles(query: CandleQuery): Array<CandleValue> {
+    const timeframe = query.timeframe
+    const size = timeframeMs[timeframe]
+    const anchor = bucketAnchor(timeframe)
+    const series = seriesIndex(query.metric, query.denomination)
+    const limit = candleLimit(query)
+    if (limit === 0) return []
+    const range = queryTimeRange(size, anchor, query)
+    if (isHourAligned(timeframe)) {
+      return this.hourly === undefined ? [] : this.hourly.candles(size, anchor, series, range.lowest, range.beyond, limit)
+    }
+    return this.rawCandles(size, anchor, series, range.lowest, range.beyond, limit)
+  }
+
+  /** The bucket of the latest trade: what `spot.candles` pushes after it; equals the last of `candles`. */
+  latestCandle(timeframe: Timeframe, metric: CandleMetric, denomination: Denomination): CandleValue | undefined {
+    const size = timeframeMs[timeframe]
+    const anchor = bucketAnchor(timeframe)
+    const series = seriesIndex(metric, denomination)
+    if (isHourAligned(timeframe)) {
+      return this.hourly === undefined ? undefined : this.hourly.latest(size, anchor, series, this.latestCache(timeframe))
+    }
+    if (this.endSeq === this.headSeq) return undefined
+    const lastTime = this.values[(this.endSeq - 1 - this.baseSeq) * VALUE_STRIDE]
+    const bucket = Math.floor((lastTime - anchor) / size) * size + anchor
+    if (bucket <= this.rawDroppedThrough) return undefined
+    const cache = this.latestCache(timeframe)
+    if (cache[0] !== bucket || cache[1] < this.headSeq) {
+      cache[0] = bucket
+      cache[1] = this.firstRawSeqAtOrAfter(bucket)
+      cache[2] = 0
+    }
+    const values = this.values
+    const words = this.volumes
+    for (let seq = cache[1]; seq < this.endSeq; seq++) {
+      const slot = seq - this.baseSeq
+      const at = slot * VALUE_STRIDE
+      const wordAt = slot * VOLUME_STRIDE
+      foldTrade(
+        cache,
+        3,
+        cache[2] === 0,
+        values[at + 1],
+        values[at + 2],
+        values[at + 3],
+        values[at + 4],
+        words[wordAt],
+        words[wordAt + 1],
+        words[wordAt + 2],
+        words[wordAt + 3]
+      )
+      cache[2] = 1
+    }
+    cache[1] = this.endSeq
+    return aggregateCandle(bucket, cache, 3, series)
+  }
+
+  /** Approximate retained heap bytes (for the memory benchmark). */
+  heapBytes(): number {
+    let bytes = TAPE_OBJECT_BYTES
+    if (this.values !== noValues) {
+      bytes += 3 * TYPED_ARRAY_BYTES + this.values.byteLength + this.volumes.byteLength + this.sides.byteLength
+    }
+    if (this.windows !== undefined) bytes += TYPED_ARRAY_BYTES + this.windows.byteLength
+    if (this.hourly !== undefined) bytes += 64 + this.hourly.heapBytes(TYPED_ARRAY_BYTES)
+    if (this.latestCaches !== undefined) {
+      bytes += 16 + 8 * this.latestCaches.length
+      for (const cache of this.latestCaches) if (cache !== undefined) bytes += TYPED_ARRAY_BYTES + cache.byteLength
+    }
+    return bytes
+  }
+
+  private windowValue(window: number): StatsWindowValue {
+    const windows = this.windows
+    if (windows === undefined) {
+      return {
+        priceChangePct: "0",
+        volume: { native: "0", usd: "0" },
+        buyCount: 0,
+        sellCount: 0,
+        buyVolume: { native: "0", usd: "0" },
+        sellVolume: { native: "0", usd: "0" }
+      }
+    }
+    const base = window * WINDOW_STRIDE
+    let reference = windows[base + W_REFERENCE]
+    if (Number.isNaN(reference)) reference = this.firstPriceUsd
+    const latest = this.lastPriceUsd
+    let priceChangePct = "0"
+    if (!Number.isNaN(latest) && reference !== latest) {
+      if (this.latestPriceFixedOf !== latest) {
+        this.latestPriceFixed = fixedFromDouble(latest)
+        this.latestPriceFixedOf = latest
+      }
+      const referenceFixed = fixedFromDouble(reference)
+      priceChangePct = FixedMath.format(FixedMath.pct(this.latestPriceFixed - referenceFixed, referenceFixed))
+    }
+    const buyNative = splitUnits(windows, base + W_BUY_NATIVE)
+    const buyUsd = splitUnits(windows, base + W_BUY_USD)
+    const sellNative = splitUnits(windows, base + W_SELL_NATIVE)
+    const sellUsd = splitUnits(windows, base + W_SELL_USD)
+    return {
+      priceChangePct,
+      volume: { native: formatVolumeUnits(buyNative + sellNative), usd: formatVolumeUnits(buyUsd + sellUsd) },
+      buyCount: windows[base + W_BUYS],
+      sellCount: windows[base + W_SELLS],
+      buyVolume: { native: formatVolumeUnits(buyNative), usd: formatVolumeUnits(buyUsd) },
+      sellVolume: { native: formatVolumeUnits(sellNative), usd: formatVolumeUnits(sellUsd) }
+    }
+  }
+
+  /** Subtracts trades that left each window; true when any did. */
+  private expireWindows(): boolean {
+    const windows = this.windows
+    if (windows === undefined) return false
+    const values = this.values
+    const words = this.volumes
+    const sides = this.sides
+    let changed = false
+    const now = this.now
+    for (let w = 0; w < windowCount; w++) {
+      const base = w * WINDOW_STRIDE
+      if (now < windows[base + W_EXPIRES_AT]) continue
+      const length = windowLengths[w]!
+      let tail = windows[base + W_TAIL]
+      let expiresAt = Infinity
+      while (tail < this.endSeq) {
+        const slot = tail - this.baseSeq
+        const at = slot * VALUE_STRIDE
+        if (values[at] + length > now) {
+          expiresAt = values[at] + length
+          break
+        }
+        const wordAt = slot * VOLUME_STRIDE
+        if (sides[slot] === 1) {
+          windows[base + W_SELLS]--
+          subtractSplit(windows, base + W_SELL_NATIVE, words[wordAt], words[wordAt + 1])
+          subtractSplit(windows, base + W_SELL_USD, words[wordAt + 2], words[wordAt + 3])
+        } else {
+          windows[base + W_BUYS]--
+          subtractSplit(windows, base + W_BUY_NATIVE, words[wordAt], words[wordAt + 1])
+          subtractSplit(windows, base + W_BUY_USD, words[wordAt + 2], words[wordAt + 3])
+        }
+        windows[base + W_REFERENCE] = values[at + 2]
+        tail++
+        changed = true
+      }
+      windows[base + W_TAIL] = tail
+      windows[base + W_EXPIRES_AT] = expiresAt
+    }
+    return changed
+  }
+
+  private trimRaw(cutoff: number): void {
+    let head = this.headSeq
+    const values = this.values
+    let trimAt = Infinity
+    while (head < this.endSeq) {
+      const time = values[(head - this.baseSeq) * VALUE_STRIDE]
+      if (time > cutoff) {
+        trimAt = time + this.retainMs
+        break
+      }
+      this.rawDroppedThrough = time
+      head++
+    }
+    this.rawTrimAt = trimAt
+    if (head === this.headSeq) return
+    this.headSeq = head
+    const live = this.endSeq - head
+    if (live === 0) {
+      // An idle token keeps no raw arrays (and no open-bucket caches).
+      this.values = noValues
+      this.volumes = noVolumes
+      this.sides = noSides
+      this.baseSeq = head
+      this.latestCaches = undefined
+    } else {
+      const capacity = this.sides.length
+      if (capacity > minimumCapacity && live < capacity / 8) this.reallocateRaw(Math.max(minimumCapacity, live * 2))
+    }
+  }
+
+  private makeRawRoom(): void {
+    const capacity = this.sides.length
+    const used = this.endSeq - this.baseSeq
+    if (used < capacity) return
+    const live = this.endSeq - this.headSeq
+    if (capacity > 0 && live <= capacity / 2) {
+      // Half the slots hold trimmed trades: slide the live ones down instead of growing.
+      const from = this.headSeq - this.baseSeq
+      this.values.copyWithin(0, from * VALUE_STRIDE, used * VALUE_STRIDE)
+      this.volumes.copyWithin(0, from * VOLUME_STRIDE, used * VOLUME_STRIDE)
+      this.sides.copyWithin(0, from, used)
+      this.baseSeq = this.headSeq
+    } else {
+      this.reallocateRaw(Math.max(minimumCapacity, capacity * 2))
+    }
+  }
+
+  private reallocateRaw(capacity: number): void {
+    const from = this.headSeq - this.baseSeq
+    const to = this.endSeq - this.baseSeq
+    const values = new Float64Array(capacity * VALUE_STRIDE)
+    const volumes = new Uint32Array(capacity * VOLUME_STRIDE)
+    const sides = new Uint8Array(capacity)
+    values.set(this.values.subarray(from * VALUE_STRIDE, to * VALUE_STRIDE))
+    volumes.set(this.volumes.subarray(from * VOLUME_STRIDE, to * VOLUME_STRIDE))
+    sides.set(this.sides.subarray(from, to))
+    this.values = values
+    this.volumes = volumes
+    this.sides = sides
+    this.baseSeq = this.headSeq
+  }
+
+  private firstRawSeqAtOrAfter(time: number): number {
+    let low = this.headSeq
+    let high = this.endSeq
+    while (low < high) {
+      const mid = Math.floor((low + high) / 2)
+      if (this.values[(mid - this.baseSeq) * VALUE_STRIDE] < time) low = mid + 1
+      else high = mid
+    }
+    return low
+  }
+
+  private rawCandles(
+    size: number,
+    anchor: number,
+    series: number,
+    lowest: number,
+    beyond: number,
+    limit: number
+  ): Array<CandleValue> {
+    const out: Array<CandleValue> = []
+    const complete = firstBucketAfter(size, anchor, this.rawDroppedThrough)
+    const floor = lowest > complete ? lowest : complete
+    const values = this.values
+    const words = this.volumes
+    const valueAt = 1 + series
+    const wordOffset = series % 2 === 0 ? 0 : 2 // native or USD words, as in seriesIndex
+    let seq = this.firstRawSeqAtOrAfter(beyond) - 1
+    let bucket = NaN
+    let open = 0
+    let high = 0
+    let low = 0
+    let close = 0
+    while (seq >= this.headSeq) {
+      const slot = seq - this.baseSeq
+      const time = values[slot * VALUE_STRIDE]
+      if (time < floor) break
+      const value = values[slot * VALUE_STRIDE + valueAt]
+      const wordAt = slot * VOLUME_STRIDE + wordOffset
+      if (!(time >= bucket)) {
+        if (bucket === bucket) {
+          out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolume[0], scanVolume[1]) })
+          if (out.length >= limit) {
+            bucket = NaN
+            break
+          }
+        }
+        bucket = Math.floor((time - anchor) / size) * size + anchor
+        open = high = low = close = value
+        scanVolume[0] = words[wordAt]
+        scanVolume[1] = words[wordAt + 1]
+      } else {
+        // Walking backwards: each earlier trade's value replaces the bucket's open.
+        open = value
+        if (value > high) high = value
+        if (value < low) low = value
+        addSplit(scanVolume, 0, words[wordAt], words[wordAt + 1])
+      }
+      seq--
+    }
+    if (bucket === bucket) {
+      out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolume[0], scanVolume[1]) })
+    }
+    return out.reverse()
+  }
+
+  private latestCache(timeframe: Timeframe): Float64Array {
+    if (this.latestCaches === undefined) this.latestCaches = []
+    const index = timeframeIndex[timeframe]
+    let cache = this.latestCaches[index]
+    if (cache === undefined) {
+      cache = new Float64Array(LATEST_CACHE_SLOTS)
+      cache[0] = NaN
+      this.latestCaches[index] = cache
+    }
+    return cache
+  }
+}
+
+const splitSum = (sums: Float64Array, at: number): Fixed => splitToFixed(sums[at], sums[at + 1])
+const splitUnits = (sums: Float64Array, at: number): bigint => splitToUnits(sums[at], sums[at + 1])

@@ -1,0 +1,114 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { type CursorPosition, decodeCursor, encodeCursor } from "../../src/cursor/Cursor.js"
+import { encodeUtf8 } from "../../src/cursor/Utf8.js"
+
+const secret = encodeUtf8("cursor-secret-for-tests-0123456789")
+const otherSecret = encodeUtf8("another-secret")
+const binding = "GET /v1/positions|wallets=abc|lifecycle=open|sort=value:desc"
+
+const base64UrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+const positionValue = fc.oneof(
+  fc.constant(null),
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.double(),
+  // Full code points: a well-formed string survives UTF-8 exactly (lone surrogates cannot).
+  fc.string({ unit: "binary" })
+)
+const position: fc.Arbitrary<CursorPosition> = fc.array(positionValue, { maxLength: 8 })
+
+describe("cursor round trip", () => {
+  it("decoding an encoded cursor gives back its position", () => {
+    fc.assert(
+      fc.property(position, fc.string(), (values, read) => {
+        expect(decodeCursor(secret, read, encodeCursor(secret, read, values))).toEqual({ _tag: "Ok", position: values })
+      })
+    )
+  })
+
+  it("keeps typical keyset positions small", () => {
+    const text = encodeCursor(secret, binding, [1763745882000, 123456789])
+    expect(text).toMatch(/^[A-Za-z0-9_-]+$/)
+    expect(text.length).toBeLessThan(60)
+    expect(decodeCursor(secret, binding, text)).toEqual({ _tag: "Ok", position: [1763745882000, 123456789] })
+  })
+
+  it("keeps -0, NaN and infinities", () => {
+    const values = [-0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0.1, -Number.MAX_SAFE_INTEGER]
+    const decoded = decodeCursor(secret, binding, encodeCursor(secret, binding, values))
+    expect(decoded).toEqual({ _tag: "Ok", position: values })
+  })
+
+  it("refuses a position of more than 255 values", () => {
+    expect(() => encodeCursor(secret, binding, new Array(256).fill(1))).toThrow()
+  })
+})
+
+describe("cursor refusals", () => {
+  it("a cursor made for another read is OtherRead", () => {
+    fc.assert(
+      fc.property(position, fc.string(), fc.string(), (values, a, b) => {
+        fc.pre(a !== b)
+        expect(decodeCursor(secret, b, encodeCursor(secret, a, values))._tag).toBe("OtherRead")
+      })
+    )
+  })
+
+  it("a cursor signed with another secret is Unreadable", () => {
+    fc.assert(
+      fc.property(position, (values) => {
+        expect(decodeCursor(otherSecret, binding, encodeCursor(secret, binding, values))._tag).toBe("Unreadable")
+      })
+    )
+  })
+
+  it("changing any one character makes a cursor Unreadable", () => {
+    fc.assert(
+      fc.property(position, fc.nat(), fc.integer({ min: 1, max: 63 }), (values, at, shift) => {
+        const text = encodeCursor(secret, binding, values)
+        const index = at % text.length
+        const replaced = base64UrlAlphabet[(base64UrlAlphabet.indexOf(text[index]!) + shift) % 64]!
+        const edited = text.slice(0, index) + replaced + text.slice(index + 1)
+        expect(decodeCursor(secret, binding, edited)._tag).toBe("Unreadable")
+      })
+    )
+  })
+
+  it("every proper prefix of a cursor is Unreadable", () => {
+    fc.assert(
+      fc.property(position, (values) => {
+        const text = encodeCursor(secret, binding, values)
+        for (let length = 0; length < text.length; length++) {
+          expect(decodeCursor(secret, binding, text.slice(0, length))._tag).toBe("Unreadable")
+        }
+      })
+    )
+  })
+
+  it("a cursor with characters appended is Unreadable", () => {
+    fc.assert(
+      fc.property(position, fc.string({ minLength: 1 }), (values, tail) => {
+        expect(decodeCursor(secret, binding, encodeCursor(secret, binding, values) + tail)._tag).toBe("Unreadable")
+      })
+    )
+  })
+
+  it("arbitrary text is Unreadable and never throws", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => {
+        expect(decodeCursor(secret, binding, text)._tag).toBe("Unreadable")
+      })
+    )
+  })
+
+  it("refuses padding, standard-base64 characters and empty text", () => {
+    const text = encodeCursor(secret, binding, [1, 2])
+    expect(decodeCursor(secret, binding, "")._tag).toBe("Unreadable")
+    expect(decodeCursor(secret, binding, `${text}=`)._tag).toBe("Unreadable")
+    expect(decodeCursor(secret, binding, text.replaceAll("-", "+").replaceAll("_", "/"))._tag).toBe(
+      text.includes("-") || text.includes("_") ? "Unreadable" : "Ok"
+    )
+  })
+})

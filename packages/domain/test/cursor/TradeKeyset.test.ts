@@ -1,0 +1,81 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { decodeCursor, encodeCursor } from "../../src/cursor/Cursor.js"
+import { isAfterTradePosition, isTradePosition, tradePosition } from "../../src/cursor/TradeKeyset.js"
+
+interface StoredTrade {
+  readonly timestamp: number
+  readonly seq: number
+}
+
+const secret = new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])
+const binding = "GET /v1/tokens/solana/X/trades"
+
+const newestFirst = (a: StoredTrade, b: StoredTrade): number => b.timestamp - a.timestamp || b.seq - a.seq
+
+/** One page of the store as the endpoint would serve it: newest first, strictly after the cursor. */
+const readPage = (store: ReadonlyArray<StoredTrade>, cursor: string | null, limit: number) => {
+  let after: ReturnType<typeof tradePosition> | null = null
+  if (cursor !== null) {
+    const decoded = decodeCursor(secret, binding, cursor)
+    if (decoded._tag !== "Ok" || !isTradePosition(decoded.position)) throw new Error("bad cursor")
+    after = decoded.position
+  }
+  const rows = store
+    .filter((t) => after === null || isAfterTradePosition(after, t.timestamp, t.seq))
+    .sort(newestFirst)
+    .slice(0, limit + 1)
+  const hasMore = rows.length > limit
+  const page = rows.slice(0, limit)
+  const last = page[page.length - 1]
+  return {
+    page,
+    hasMore,
+    nextCursor: hasMore && last !== undefined ? encodeCursor(secret, binding, tradePosition(last.timestamp, last.seq)) : null
+  }
+}
+
+describe("trade keyset", () => {
+  it("orders by timestamp desc, then seq desc", () => {
+    const cursor = tradePosition(1000, 50)
+    expect(isAfterTradePosition(cursor, 999, 99)).toBe(true)
+    expect(isAfterTradePosition(cursor, 1000, 49)).toBe(true)
+    expect(isAfterTradePosition(cursor, 1000, 50)).toBe(false)
+    expect(isAfterTradePosition(cursor, 1000, 51)).toBe(false)
+    expect(isAfterTradePosition(cursor, 1001, 1)).toBe(false)
+  })
+
+  it("recognises only trade positions", () => {
+    expect(isTradePosition(tradePosition(1, 2))).toBe(true)
+    expect(isTradePosition([1])).toBe(false)
+    expect(isTradePosition([1, "2"])).toBe(false)
+    expect(isTradePosition([1, 2.5])).toBe(false)
+    expect(isAfterTradePosition(["x", null], 1, 1)).toBe(false)
+  })
+
+  it("paging while newer trades arrive returns every original trade exactly once, in order", () => {
+    const timestamps = fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 60 })
+    const pageSize = fc.integer({ min: 1, max: 7 })
+    const arrivalsPerPage = fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 20 })
+    fc.assert(
+      fc.property(timestamps, pageSize, arrivalsPerPage, (times, limit, arrivals) => {
+        let seq = 0
+        const store: Array<StoredTrade> = times.map((timestamp) => ({ timestamp, seq: seq++ }))
+        const original = [...store].sort(newestFirst)
+        let newest = Math.max(0, ...times)
+        const seen: Array<StoredTrade> = []
+        let cursor: string | null = null
+        for (let pageIndex = 0; pageIndex < 1000; pageIndex++) {
+          const { hasMore, nextCursor, page } = readPage(store, cursor, limit)
+          seen.push(...page)
+          // Trades executed while the client pages: same or later timestamps, later sequence numbers.
+          for (let k = 0; k < (arrivals[pageIndex] ?? 0); k++) store.push({ timestamp: newest + (k % 2), seq: seq++ })
+          newest += 1
+          if (!hasMore) break
+          cursor = nextCursor
+        }
+        expect(seen).toEqual(original)
+      })
+    )
+  })
+})

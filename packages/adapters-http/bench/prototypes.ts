@@ -7,6 +7,8 @@
  *   httpapi  effect/http-api HttpApi endpoint + HttpApiMiddleware security (bearer); id and IP
  *            limit in a global router middleware
  *   bare     raw node:http with no auth/limits (how much the checks themselves cost)
+ *   platform the chosen design as shipped: ApiServer.layer + ApiRoute.get (src/), with the
+ *            in-process RateLimiterLive and a SHA-256 hashed in-memory key store
  *
  *   node --import tsx bench/prototypes.ts <mode> <port>
  */
@@ -23,7 +25,11 @@ import {
 } from "effect/http-api"
 import { createHash, randomUUID } from "node:crypto"
 import { createServer } from "node:http"
-import * as Gcra from "../../domain/src/limits/Gcra.js"
+import { Gcra } from "@spot/domain"
+import { KeyStore } from "@spot/application"
+import { ApiRoute, ApiServer, RateLimiterLive } from "../src/index.js"
+
+const platformKey = { id: "key_1", name: "bench", createdAt: 0, expiresAt: null, revokedAt: null }
 
 export const benchKey = "sk_live_benchbenchbenchbenchbenchbenchbenchbenchben"
 const body = JSON.stringify({
@@ -140,7 +146,25 @@ if (mode === "raw" || mode === "bare") {
     )
 
   let app: Layer.Layer<never, never, any>
-  if (mode === "router") {
+  if (mode === "platform") {
+    const keyStore = Layer.succeed(KeyStore)({
+      verify: (presented) => Effect.sync(() => (keysByHash.has(sha256(Redacted.value(presented))) ? platformKey : null)),
+      create: () => Effect.die("bench"),
+      list: Effect.succeed([]),
+      revoke: () => Effect.succeed(null)
+    })
+    const tokenBody = ApiRoute.preEncoded(body)
+    const server = ApiServer.layer({
+      routes: [ApiRoute.get("/v1/tokens/:chain/:address", { params, handler: () => Effect.succeed(tokenBody) })],
+      contract: HttpApi.make("bench")
+    }).pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { port })),
+      Layer.provide(keyStore),
+      Layer.provide(RateLimiterLive.layer({ keyPerMinute: 1e9, ipPerMinute: 1e9 }))
+    )
+    Effect.runFork(Effect.andThen(Effect.sync(() => console.log(`listening ${mode} ${port}`)), Layer.launch(server as Layer.Layer<never>)))
+    app = Layer.empty
+  } else if (mode === "router") {
     const decodeParams = Schema.decodeUnknownExit(params)
     app = Layer.mergeAll(
       HttpRouter.add(
@@ -171,7 +195,7 @@ if (mode === "raw" || mode === "bare") {
     )
     const AuthorizationLive = Layer.succeed(Authorization)({
       bearer: (httpEffect, { credential }) =>
-        Effect.suspend(() => {
+        Effect.suspend((): Effect.Effect<HttpServerResponse.HttpServerResponse, any> => {
           const record = keysByHash.get(sha256(Redacted.value(credential)))
           if (record === undefined) return Effect.fail(new Unauthorized({ message: "Send Authorization: Bearer <key>" }))
           const decision = takeFrom(keyBuckets, keyLimit, record.id, Date.now())
@@ -191,9 +215,11 @@ if (mode === "raw" || mode === "bare") {
       platformMiddleware(false)
     )
   }
+  if (mode !== "platform") {
   const server = HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port }))
   )
-  Effect.runFork(Effect.andThen(Effect.sync(() => console.log(`listening ${mode} ${port}`)), Layer.launch(server)))
+  Effect.runFork(Effect.andThen(Effect.sync(() => console.log(`listening ${mode} ${port}`)), Layer.launch(server as Layer.Layer<never>)))
+  }
 }
 process.on("SIGINT", () => process.exit(0))

@@ -91,7 +91,11 @@ export const make = <P = {}, Q = {}, B = undefined, E = never, R = never>(
   const decodePayload = makeDecoder(options.payload, "body", true)
   const handler = options.handler
 
-  const decodeAndRun = (request: HttpServerRequest.HttpServerRequest, context: Context.Context<never>, body: unknown) => {
+  const decodeAndRun = (
+    request: HttpServerRequest.HttpServerRequest,
+    context: Context.Context<never>,
+    body: unknown
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E | ApiError, R> => {
     const errors: Array<FieldError> = []
     const params = decodeParams === undefined
       ? {}

@@ -16,16 +16,16 @@ import type { KeyStore, RateLimiter } from "@spot/application"
 import * as ApiRoute from "./ApiRoute.js"
 import * as PlatformMiddleware from "./PlatformMiddleware.js"
 
-export interface ApiServerOptions<E, R> {
+export interface ApiServerOptions<E = never, R = never> {
   /** Served routes (`ApiRoute.get(...)`, `ApiRoute.post(...)`), or a layer registering them. */
-  readonly routes: ReadonlyArray<HttpRouter.Route<any, any>> | Layer.Layer<never, E, R>
+  readonly routes: ReadonlyArray<HttpRouter.Route<any, never>> | Layer.Layer<never, E, R>
   /** The HttpApi contract the OpenAPI document is generated from. */
-  readonly contract: HttpApi.Any
+  readonly contract: HttpApi.HttpApi<any, any>
   readonly platform?: PlatformMiddleware.PlatformOptions
 }
 
 /** The OpenAPI document, generated and encoded once. */
-export const openApiRoute = (contract: HttpApi.Any, path: HttpRouter.PathInput = "/openapi.json") => {
+export const openApiRoute = (contract: HttpApi.HttpApi<any, any>, path: HttpRouter.PathInput = "/openapi.json") => {
   const body = JSON.stringify(OpenApi.fromApi(contract as any))
   return HttpRouter.route("GET", path, Effect.sync(() => ApiRoute.preEncoded(body)))
 }
@@ -34,7 +34,7 @@ export const openApiRoute = (contract: HttpApi.Any, path: HttpRouter.PathInput =
  * All routes and the middleware, as one app layer (no server yet): for `HttpRouter.serve`,
  * `HttpRouter.toWebHandler`, or composing with other routes such as the stream.
  */
-export const app = <E, R>(options: ApiServerOptions<E, R>) => {
+export const app = <E = never, R = never>(options: ApiServerOptions<E, R>) => {
   const openApiPath = (options.platform?.openApiPath ?? "/openapi.json") as HttpRouter.PathInput
   const routes = Layer.isLayer(options.routes)
     ? options.routes
@@ -50,7 +50,7 @@ export const app = <E, R>(options: ApiServerOptions<E, R>) => {
  * The served API: needs an `HttpServer` (e.g. `NodeHttpServer.layer(createServer, { port })`),
  * a `KeyStore` and a `RateLimiter`.
  */
-export const layer = <E, R>(
+export const layer = <E = never, R = never>(
   options: ApiServerOptions<E, R>
 ): Layer.Layer<never, E, HttpServer.HttpServer | KeyStore | RateLimiter | Exclude<R, HttpRouter.HttpRouter>> =>
   HttpRouter.serve(app(options), { disableLogger: true, disableListenLog: true }) as any

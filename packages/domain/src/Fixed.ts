@@ -59,20 +59,28 @@ export const unsafeParse = (text: string): Fixed => {
   return v
 }
 
+const ZEROS = "000000000000000000"
+
+/** Index after the last non-'0' character of `text` from `from` on (`from` when all zeros). */
+const trimZerosEnd = (text: string, from: number): number => {
+  let end = text.length
+  while (end > from && text.charCodeAt(end - 1) === 48) end--
+  return end
+}
+
 /** Formats as a plain decimal string without exponent and without trailing zeros: "0.000123", "42", "-1.5". */
 export const format = (value: Fixed): string => {
+  if (value === 0n) return "0"
   const negative = value < 0n
   const digits = (negative ? -value : value).toString()
-  let out: string
+  const sign = negative ? "-" : ""
   if (digits.length <= SCALE_DIGITS) {
-    const frac = digits.padStart(SCALE_DIGITS, "0").replace(/0+$/, "")
-    out = frac.length === 0 ? "0" : `0.${frac}`
-  } else {
-    const int = digits.slice(0, digits.length - SCALE_DIGITS)
-    const frac = digits.slice(digits.length - SCALE_DIGITS).replace(/0+$/, "")
-    out = frac.length === 0 ? int : `${int}.${frac}`
+    const frac = ZEROS.slice(0, SCALE_DIGITS - digits.length) + digits
+    return `${sign}0.${frac.slice(0, trimZerosEnd(frac, 0))}`
   }
-  return negative && out !== "0" ? `-${out}` : out
+  const intEnd = digits.length - SCALE_DIGITS
+  const end = trimZerosEnd(digits, intEnd)
+  return end === intEnd ? sign + digits.slice(0, intEnd) : `${sign}${digits.slice(0, intEnd)}.${digits.slice(intEnd, end)}`
 }
 
 /** Formats rounded toward zero to at most `places` decimals (for percentages). */

@@ -11,11 +11,10 @@ import { canonicalAddress, chains } from "../Chain.js"
 import type * as Events from "../events/MarketEvent.js"
 import type { MarketEvent } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
-import type { IdentityFeed, Trade } from "../wire/Trade.js"
+import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
 import { nativeValue, TokenBook } from "./TokenBook.js"
-import type { TradeRecord } from "./TradeFeed.js"
-import { TradeRing } from "./TradeFeed.js"
+import { TradeRecord, TradeRing } from "./TradeFeed.js"
 import { fundingOf, WalletDirectory, type WalletRecord } from "./Wallets.js"
 
 export interface EngineOptions {
@@ -55,28 +54,10 @@ const stablecoinSymbols = new Set(["USDC", "USDT", "DAI", "USD1", "PYUSD", "FDUS
 /** Holder flags as trade flags, in a fixed order. */
 const identityLabels: ReadonlyArray<IdentityFeed> = ["kol", "partnerscan"]
 
-/** Two independent 53-bit string hashes (cyrb53), for compact opaque trade ids. */
-const cyrb53 = (text: string, seed: number): number => {
-  let h1 = 0xdeadbeef ^ seed
-  let h2 = 0x41c6ce57 ^ seed
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i)
-    h1 = Math.imul(h1 ^ ch, 2654435761)
-    h2 = Math.imul(h2 ^ ch, 1597334677)
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0)
-}
-
-/** The stable opaque trade id of a swap event: derived from the event identity, never parsed. */
-export const tradeIdOf = (eventId: string): string =>
-  `t${cyrb53(eventId, 1).toString(36).padStart(11, "0")}${cyrb53(eventId, 2).toString(36).padStart(11, "0")}`
-
 export class MarketEngine {
   private readonly tokens = new Map<string, TokenBook>()
   private readonly wallets = new WalletDirectory()
-  private readonly positions = new Map<string, PositionEntry>()
+  private positionCount = 0
   /** Positions by wallet address (an EVM address is the same wallet on every EVM chain). */
   private readonly positionsByWallet = new Map<string, Array<PositionEntry>>()
   private readonly tokensByCreator = new Map<string, Array<TokenBook>>()
@@ -109,7 +90,7 @@ export class MarketEngine {
     return {
       tokens: this.tokens.size,
       wallets: this.wallets.size,
-      positions: this.positions.size,
+      positions: this.positionCount,
       events: this.eventCount,
       trades: this.tradeCount
     }
@@ -201,7 +182,7 @@ export class MarketEngine {
           pool.anchorAddress = e.anchorAddress
           pool.anchorSymbol = e.anchorSymbol
           pool.liquidityNative = nativeValue(e.chain, e.liquidityNative)
-          pool.liquidityUsd = Fixed.mul(pool.liquidityNative, Fixed.unsafeParse(e.nativeUsd))
+          pool.liquidityUsd = Fixed.mul(pool.liquidityNative, this.parseUsd(e.nativeUsd))
         }, e.timestamp)
       case "securityScored":
         return this.withToken(e.chain, e.token, (token) => {
@@ -236,6 +217,18 @@ export class MarketEngine {
         this.nativeUsd.set(e.chain, Fixed.unsafeParse(e.usd))
         return undefined
     }
+  }
+
+  private lastUsdText = ""
+  private lastUsd: Fixed.Fixed = 0n
+
+  /** USD prices repeat across consecutive swaps of a chain; parse each distinct text once. */
+  private parseUsd(text: string): Fixed.Fixed {
+    if (text !== this.lastUsdText) {
+      this.lastUsd = Fixed.unsafeParse(text)
+      this.lastUsdText = text
+    }
+    return this.lastUsd
   }
 
   private withToken(chain: Chain, address: string, change: (token: TokenBook) => void, at: number): Rejection {
@@ -286,7 +279,7 @@ export class MarketEngine {
     if (token === undefined) return `unknown token ${e.chain}:${e.token}: send its tokenLaunched event first`
     const trader = canonicalAddress(e.chain, e.trader)
     const wallet = this.wallets.getOrCreate(e.chain, trader)
-    const nativeUsd = Fixed.unsafeParse(e.nativeUsd)
+    const nativeUsd = this.parseUsd(e.nativeUsd)
     const valueNative = nativeValue(e.chain, e.nativeAmount)
     const valueUsd = Fixed.mul(valueNative, nativeUsd)
     const amount = Fixed.fromBaseUnits(e.tokenAmount, token.decimals)
@@ -301,14 +294,22 @@ export class MarketEngine {
     const feeValidator = nativeValue(e.chain, e.fees.validator)
     const feePlatform = nativeValue(e.chain, e.fees.platform)
     const feeDex = nativeValue(e.chain, e.fees.dex)
-    fees.transaction.native += feeTx
-    fees.transaction.usd += Fixed.mul(feeTx, nativeUsd)
-    fees.validator.native += feeValidator
-    fees.validator.usd += Fixed.mul(feeValidator, nativeUsd)
-    fees.platform.native += feePlatform
-    fees.platform.usd += Fixed.mul(feePlatform, nativeUsd)
-    fees.dex.native += feeDex
-    fees.dex.usd += Fixed.mul(feeDex, nativeUsd)
+    if (feeTx !== 0n) {
+      fees.transaction.native += feeTx
+      fees.transaction.usd += Fixed.mul(feeTx, nativeUsd)
+    }
+    if (feeValidator !== 0n) {
+      fees.validator.native += feeValidator
+      fees.validator.usd += Fixed.mul(feeValidator, nativeUsd)
+    }
+    if (feePlatform !== 0n) {
+      fees.platform.native += feePlatform
+      fees.platform.usd += Fixed.mul(feePlatform, nativeUsd)
+    }
+    if (feeDex !== 0n) {
+      fees.dex.native += feeDex
+      fees.dex.usd += Fixed.mul(feeDex, nativeUsd)
+    }
     token.volume.native += valueNative
     token.volume.usd += valueUsd
 
@@ -351,8 +352,8 @@ export class MarketEngine {
     for (const f of holderFlags) flags.push(f)
     if (trader === token.creator) flags.push("dev")
     for (const label of wallet.labels) if (!flags.includes(label)) flags.push(label)
-    const trade: Trade = {
-      id: tradeIdOf(e.id),
+    const record = new TradeRecord(++this.seq, {
+      eventId: e.id,
       chain: e.chain,
       token: token.address,
       name: token.metadata.name,
@@ -360,26 +361,18 @@ export class MarketEngine {
       trader,
       transactionHash: e.transactionHash,
       side: e.side,
-      amount: Fixed.format(amount),
-      price: { native: Fixed.format(priceNative), usd: Fixed.format(priceUsd) },
-      volume: { native: Fixed.format(valueNative), usd: Fixed.format(valueUsd) },
-      marketCap: { native: Fixed.format(marketCapNative), usd: Fixed.format(marketCapUsd) },
-      ...(flags.length > 0 ? { flags } : {}),
-      ...(e.terminal !== null ? { platforms: [{ platform: e.terminal }] } : {}),
-      ...(wallet.identities.length > 0 ? { identities: wallet.identities } : {}),
-      timestamp: e.timestamp
-    }
-    const record: TradeRecord = {
-      seq: ++this.seq,
-      timestamp: e.timestamp,
-      chain: e.chain,
-      token: token.address,
-      trader,
-      trade,
+      amount,
+      priceNative,
+      priceUsd,
+      valueNative,
+      valueUsd,
+      marketCapNative,
+      marketCapUsd,
       flags,
       terminal: e.terminal,
-      json: undefined
-    }
+      identities: wallet.identities,
+      timestamp: e.timestamp
+    })
     let ring = this.tokenTrades.get(token.key)
     if (ring === undefined) {
       ring = new TradeRing(this.options.recentTradesPerToken)
@@ -458,11 +451,11 @@ export class MarketEngine {
   }
 
   private positionOf(token: TokenBook, wallet: WalletRecord, at: number): PositionEntry {
-    const key = `${token.key}:${wallet.address}`
-    let entry = this.positions.get(key)
+    let entry = token.positions.get(wallet.address)
     if (entry === undefined) {
       entry = { state: Positions.makePosition(wallet.address, token.chain, token.address, token.decimals, at), token, wallet }
-      this.positions.set(key, entry)
+      token.positions.set(wallet.address, entry)
+      this.positionCount++
       wallet.tokens.add(token.key)
       const list = this.positionsByWallet.get(wallet.address)
       if (list === undefined) this.positionsByWallet.set(wallet.address, [entry])

@@ -10,6 +10,7 @@ import * as Fixed from "../Fixed.js"
 import type { Token } from "../wire/Token.js"
 import { HolderBook } from "./Holders.js"
 import { TradeTape } from "./TradeTape.js"
+import type { PositionEntry } from "./MarketEngine.js"
 import type { FundingValue } from "./Wallets.js"
 import { unresolvedFunding } from "./Wallets.js"
 
@@ -62,6 +63,8 @@ export class TokenBook implements DiscoveryCandidate {
   graduatedToPool: string | null = null
   graduatedToDex: string | null = null
   readonly pools = new Map<string, PoolState>()
+  /** Every wallet's position in this token, by wallet address. */
+  readonly positions = new Map<string, PositionEntry>()
   priceNative: Fixed.Fixed = 0n
   priceUsd: Fixed.Fixed = 0n
   hasMarket = false

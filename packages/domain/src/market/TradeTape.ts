@@ -509,7 +509,7 @@ export class TradeTape {
       if (!(time >= bucket)) {
         if (bucket === bucket) {
           out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolume[0], scanVolume[1]) })
-          if (out.length >= limit) {
+          if (out.length > limit) {
             bucket = NaN
             break
           }

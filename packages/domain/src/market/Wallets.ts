@@ -95,23 +95,29 @@ export class WalletRecord {
 }
 
 export class WalletDirectory {
-  private readonly byKey = new Map<string, WalletRecord>()
+  private readonly byChain = new Map<Chain, Map<string, WalletRecord>>()
+  private count = 0
 
   get(chain: Chain, address: string): WalletRecord | undefined {
-    return this.byKey.get(`${chain}:${address}`)
+    return this.byChain.get(chain)?.get(address)
   }
 
   getOrCreate(chain: Chain, address: string): WalletRecord {
-    const key = `${chain}:${address}`
-    let record = this.byKey.get(key)
+    let wallets = this.byChain.get(chain)
+    if (wallets === undefined) {
+      wallets = new Map()
+      this.byChain.set(chain, wallets)
+    }
+    let record = wallets.get(address)
     if (record === undefined) {
       record = new WalletRecord(chain, address)
-      this.byKey.set(key, record)
+      wallets.set(address, record)
+      this.count++
     }
     return record
   }
 
   get size(): number {
-    return this.byKey.size
+    return this.count
   }
 }

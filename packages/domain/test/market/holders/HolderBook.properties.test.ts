@@ -2,7 +2,17 @@ import { describe, it } from "@effect/vitest"
 import { Arbitrary, Schema } from "effect"
 import * as Fixed from "../../../src/Fixed.js"
 import { HolderBook, type HoldersValue, type WalletFlag } from "../../../src/market/Holders.js"
-import { CREATOR, Driver, everyAddress, LAUNCH_BLOCK, type Op, opsArbitrary, Reference, type Snapshot, supplyArbitrary } from "./model.js"
+import {
+  CREATOR,
+  Driver,
+  everyAddress,
+  LAUNCH_BLOCK,
+  type Op,
+  opsArbitrary,
+  Reference,
+  type Snapshot,
+  supplyArbitrary
+} from "./model.js"
 
 const countFields = [
   "sniperCount",
@@ -75,7 +85,8 @@ describe("HolderBook against a brute-force recomputation", () => {
   it.prop(
     "every ...Count never decreases from one step to the next",
     inputs,
-    ([supply, ops, k]) => replay(supply, ops, k, ({ before, after }) => countFields.every((f) => after[f] >= before[f])),
+    ([supply, ops, k]) =>
+      replay(supply, ops, k, ({ before, after }) => countFields.every((f) => after[f] >= before[f])),
     options
   )
 
@@ -140,7 +151,10 @@ describe("HolderBook against a brute-force recomputation", () => {
           const flags = book.flagsOf(w)
           if (flags.includes("sniper") && !flags.includes("insider")) return false
         }
-        return after.sniperCount <= after.insiderCount && Fixed.parse(after.sniperPct)! <= Fixed.parse(after.insiderPct)!
+        return (
+          after.sniperCount <= after.insiderCount &&
+          Fixed.parse(after.sniperPct)! <= Fixed.parse(after.insiderPct)!
+        )
       }),
     options
   )

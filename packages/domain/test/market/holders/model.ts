@@ -14,14 +14,24 @@ export const initiallyExcluded: ReadonlyArray<string> = ["pool", "burn"]
 export const everyAddress: ReadonlyArray<string> = [...wallets, ...initiallyExcluded]
 
 export type Op =
-  | { readonly kind: "trade"; readonly wallet: string; readonly side: "buy" | "sell"; readonly blockStep: number; readonly amount: bigint; readonly ctx: Omit<BuyContext, "block" | "timestamp" | "walletFundedAt"> & { readonly fundedAgoDays: number | null } }
+  | {
+      readonly kind: "trade"
+      readonly wallet: string
+      readonly side: "buy" | "sell"
+      readonly blockStep: number
+      readonly amount: bigint
+      readonly ctx: Omit<BuyContext, "block" | "timestamp" | "walletFundedAt"> & {
+        readonly fundedAgoDays: number | null
+      }
+    }
   | { readonly kind: "transfer"; readonly from: string | null; readonly to: string | null; readonly amount: bigint }
   | { readonly kind: "supply"; readonly supply: bigint }
   | { readonly kind: "funded"; readonly wallet: string; readonly fundedAgoDays: number | null; readonly cex: boolean }
   | { readonly kind: "label"; readonly wallet: string; readonly active: boolean }
   | { readonly kind: "exclusion"; readonly wallet: string }
 
-const int = (minimum: number, maximum: number) => Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
+const int = (minimum: number, maximum: number) =>
+  Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
 const pick = <A>(choices: ReadonlyArray<A>, roll: number): A => choices[roll % choices.length]!
 
 /** Amounts from a small set half the time, so ties among the largest holders are common. */
@@ -63,7 +73,9 @@ export const decodeOp = (g: ReadonlyArray<number>): Op => {
       amount: amountOf(g[4]!)
     }
   }
-  if (kind < 14) return { kind: "funded", wallet: addressOf(g[1]!), fundedAgoDays: fundedAgoDaysOf(g[5]!), cex: g[6]! % 2 === 0 }
+  if (kind < 14) {
+    return { kind: "funded", wallet: addressOf(g[1]!), fundedAgoDays: fundedAgoDaysOf(g[5]!), cex: g[6]! % 2 === 0 }
+  }
   if (kind < 16) return { kind: "label", wallet: addressOf(g[1]!), active: g[8]! % 2 === 0 }
   if (kind < 17) return { kind: "supply", supply: BigInt(g[4]!) * 10n }
   return { kind: "exclusion", wallet: addressOf(g[1]!) }
@@ -88,14 +100,28 @@ export const supplyArbitrary = Arbitrary.map(int(0, 4_000), (n) => BigInt(n) * 1
 
 /** What each op looked like when applied, with blocks and times resolved. */
 export type Applied =
-  | { readonly kind: "trade"; readonly wallet: string; readonly side: "buy" | "sell"; readonly ctx: BuyContext; readonly amount: bigint }
+  | {
+      readonly kind: "trade"
+      readonly wallet: string
+      readonly side: "buy" | "sell"
+      readonly ctx: BuyContext
+      readonly amount: bigint
+    }
   | { readonly kind: "credit" | "debit"; readonly wallet: string; readonly amount: bigint }
   | { readonly kind: "supply"; readonly supply: bigint }
   | { readonly kind: "funded"; readonly wallet: string; readonly fundedAt: number | null; readonly cex: boolean }
   | { readonly kind: "label"; readonly wallet: string; readonly active: boolean }
   | { readonly kind: "exclusion"; readonly wallet: string; readonly excluded: boolean }
 
-const flagOrder: ReadonlyArray<WalletFlag> = ["sniper", "insider", "bundler", "freshWallet", "proTrader", "partner", "phishing"]
+const flagOrder: ReadonlyArray<WalletFlag> = [
+  "sniper",
+  "insider",
+  "bundler",
+  "freshWallet",
+  "proTrader",
+  "partner",
+  "phishing"
+]
 
 /** The reference: holds the log and answers by recomputation. */
 export class Reference {
@@ -162,7 +188,8 @@ export class Reference {
         phishing = a.active
       }
     }
-    if (firstTrade !== null && fundingKnown && fundedAt !== null && firstTrade - fundedAt < 7 * DAY) out.add("freshWallet")
+    const fresh = firstTrade !== null && fundingKnown && fundedAt !== null && firstTrade - fundedAt < 7 * DAY
+    if (fresh) out.add("freshWallet")
     if (phishing) out.add("phishing")
     return out
   }

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Headers } from "effect/http"
+import * as Credentials from "../src/Credentials.js"
+import * as RequestId from "../src/RequestId.js"
+
+const key = "sk_live_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG"
+
+describe("Credentials.bearerKey", () => {
+  it("reads the key after a case-insensitive Bearer and one or more spaces", () => {
+    expect(Credentials.bearerKey(`Bearer ${key}`)).toBe(key)
+    expect(Credentials.bearerKey(`bearer ${key}`)).toBe(key)
+    expect(Credentials.bearerKey(`BEARER   ${key}`)).toBe(key)
+  })
+
+  it("refuses anything else", () => {
+    for (const header of [undefined, "", "Bearer", "Bearer ", `Bearer${key}`, `Basic ${key}`, `Token ${key}`, key,
+      `Bearer ${key} extra`, `Bearer ${key}\t`, `Bearer ${"k".repeat(257)}`, `Bearer ké`]) {
+      expect(Credentials.bearerKey(header), String(header)).toBeUndefined()
+    }
+  })
+})
+
+describe("Credentials.hasMisplacedKey", () => {
+  const headers = (input: Record<string, string>) => Headers.fromInput(input)
+  it("finds keys in key headers, key query parameters, key cookies and anything shaped like our keys", () => {
+    expect(Credentials.hasMisplacedKey("/v1/trades", headers({ "x-api-key": "x" }))).toBe(true)
+    expect(Credentials.hasMisplacedKey("/v1/trades?apiKey=x", headers({}))).toBe(true)
+    expect(Credentials.hasMisplacedKey("/v1/trades?access_token=x", headers({}))).toBe(true)
+    expect(Credentials.hasMisplacedKey(`/v1/trades?q=${key}`, headers({}))).toBe(true)
+    expect(Credentials.hasMisplacedKey("/v1/trades", headers({ cookie: "a=1; token=x" }))).toBe(true)
+    expect(Credentials.hasMisplacedKey("/v1/trades", headers({ cookie: `sid=${key}` }))).toBe(true)
+  })
+
+  it("leaves ordinary requests alone, including the positions `token` parameter", () => {
+    expect(Credentials.hasMisplacedKey("/v1/trades?identity=kol&limit=5", headers({}))).toBe(false)
+    expect(Credentials.hasMisplacedKey("/v1/positions?wallets=a&chain=base&token=0xabc", headers({}))).toBe(false)
+    expect(Credentials.hasMisplacedKey("/v1/trades", headers({ cookie: "AWSALB=abc; lang=en" }))).toBe(false)
+  })
+})
+
+describe("RequestId.fromHeader", () => {
+  it("echoes 1-128 visible ASCII characters, else makes a UUID", () => {
+    expect(RequestId.fromHeader("abc-123")).toBe("abc-123")
+    expect(RequestId.fromHeader("x".repeat(128))).toBe("x".repeat(128))
+    for (const bad of [undefined, "", "x".repeat(129), "a b", "é", "a\u0000"]) {
+      expect(RequestId.fromHeader(bad)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    }
+  })
+})

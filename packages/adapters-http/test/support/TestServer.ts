@@ -1,0 +1,127 @@
+/**
+ * A real listening server (port 0) with the platform around test routes, called with global
+ * fetch (NodeHttpClient.layerUndici crashes on Node 20).
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Exit, Layer, Redacted, Schema, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import type { HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { createServer } from "node:http"
+import { createHash } from "node:crypto"
+import { KeyStore, KeyStoreUnavailable, NotFound, UnsupportedChain, ValidationFailed } from "@spot/application"
+import type { ApiKeyRecord, RateLimits } from "@spot/application"
+import { ApiRoute, ApiServer, ErrorResponses, RateLimiterLive } from "../../src/index.js"
+
+export const validKey = "sk_live_validvalidvalidvalidvalidvalidvalidval"
+export const revokedKey = "sk_live_revokedrevokedrevokedrevokedrevokedre"
+export const expiredKey = "sk_live_expiredexpiredexpiredexpiredexpiredex"
+
+const sha = (key: string) => createHash("sha256").update(key).digest("base64url")
+
+/** A key store over fixed records; `failing` makes every check fail as if the database were down. */
+export const makeKeyStore = (state: { failing: boolean }) => {
+  const records = new Map<string, ApiKeyRecord>([
+    [sha(validKey), { id: "key_valid", name: "valid", createdAt: 0, expiresAt: null, revokedAt: null }],
+    [sha(revokedKey), { id: "key_revoked", name: "revoked", createdAt: 0, expiresAt: null, revokedAt: 1 }],
+    [sha(expiredKey), { id: "key_expired", name: "expired", createdAt: 0, expiresAt: 1_000, revokedAt: null }]
+  ])
+  return Layer.succeed(KeyStore)({
+    verify: (presented) =>
+      state.failing
+        ? Effect.fail(new KeyStoreUnavailable({ message: "database down" }))
+        : Effect.sync(() => records.get(sha(Redacted.value(presented))) ?? null),
+    create: () => Effect.die("not in tests"),
+    list: Effect.sync(() => Array.from(records.values())),
+    revoke: () => Effect.succeed(null)
+  })
+}
+
+// The contract: what /openapi.json describes. Same schema objects as the served routes.
+export const TradesQuery = Schema.Struct({
+  identity: Schema.Literals(["kol", "partnerscan"]),
+  limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt())),
+  chains: Schema.optionalKey(Schema.String)
+})
+export const EchoBody = Schema.Struct({ chains: Schema.Array(Schema.String).check(Schema.isMinLength(1)) })
+export const TokenParams = Schema.Struct({ chain: Schema.String, address: Schema.String })
+
+class Bearer extends HttpApiMiddleware.Service<Bearer>()("test/Bearer", {
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+export const Contract = HttpApi.make("spot-test").add(
+  HttpApiGroup.make("reads")
+    .add(
+      HttpApiEndpoint.get("trades", "/v1/trades", {
+        query: TradesQuery.fields,
+        success: Schema.Struct({ ok: Schema.Boolean }),
+        error: [...ErrorResponses.commonContractErrors]
+      }),
+      HttpApiEndpoint.get("token", "/v1/tokens/:chain/:address", {
+        params: TokenParams.fields,
+        success: Schema.Struct({ ok: Schema.Boolean }),
+        error: [...ErrorResponses.commonContractErrors, ErrorResponses.contractErrors.notFound]
+      }),
+      HttpApiEndpoint.post("echo", "/v1/echo", {
+        payload: EchoBody,
+        success: EchoBody,
+        error: [...ErrorResponses.commonContractErrors]
+      })
+    )
+    .middleware(Bearer)
+)
+
+const ok = ApiRoute.preEncoded(JSON.stringify({ ok: true }))
+const encodeEcho = ApiRoute.json(EchoBody)
+
+export const routes = [
+  ApiRoute.get("/v1/trades", { query: TradesQuery, handler: () => Effect.succeed(ok) }),
+  ApiRoute.get("/v1/tokens/:chain/:address", {
+    params: TokenParams,
+    handler: ({ params }): Effect.Effect<
+      HttpServerResponse.HttpServerResponse,
+      NotFound | ValidationFailed | UnsupportedChain
+    > => {
+      switch (params.address) {
+        case "missing":
+          return Effect.fail(new NotFound({ message: "No such token. Check the chain and address." }))
+        case "invalid":
+          return Effect.fail(new ValidationFailed({ issues: [{ field: "address", message: "not an address" }] }))
+        case "boom":
+          return Effect.die(new Error("secret internal detail"))
+        default:
+          return params.chain === "doge"
+            ? Effect.fail(new UnsupportedChain({ field: "chain", value: "doge" }))
+            : Effect.succeed(ok)
+      }
+    }
+  }),
+  ApiRoute.post("/v1/echo", { payload: EchoBody, handler: ({ payload }) => Effect.succeed(encodeEcho(payload)) })
+]
+
+export interface TestServer {
+  readonly url: string
+  readonly keyStoreState: { failing: boolean }
+  readonly close: () => Promise<void>
+}
+
+export const startServer = async (limits: RateLimits = { keyPerMinute: 1_000, ipPerMinute: 10_000 }): Promise<TestServer> => {
+  const keyStoreState = { failing: false }
+  const serverLayer = ApiServer.layer({ routes, contract: Contract }).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })),
+    Layer.provide(makeKeyStore(keyStoreState)),
+    Layer.provide(RateLimiterLive.layer(limits))
+  )
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(serverLayer, scope))
+  const address = Context.get(context, HttpServer.HttpServer).address
+  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    keyStoreState,
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+export const bearer = (key = validKey) => ({ authorization: `Bearer ${key}` })

@@ -1,0 +1,245 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import type { MarketEvent } from "../../../src/events/MarketEvent.js"
+import * as Fixed from "../../../src/Fixed.js"
+import { MarketEngine } from "../../../src/market/MarketEngine.js"
+import { MarketSimulator, defaultSimulatorOptions } from "../../../src/simulator/MarketSimulator.js"
+import { Position } from "../../../src/wire/Position.js"
+import { Token } from "../../../src/wire/Token.js"
+import { Trade } from "../../../src/wire/Trade.js"
+
+const start = 1_700_000_000_000
+const simulated = (minutes: number, seed = 7): Array<MarketEvent> =>
+  new MarketSimulator({ ...defaultSimulatorOptions(start), seed }).runFor(minutes * 60_000)
+
+const fold = (events: ReadonlyArray<MarketEvent>): MarketEngine => {
+  const engine = new MarketEngine()
+  for (const e of events) expect(engine.apply(e)).toBeUndefined()
+  return engine
+}
+
+/** Everything the engine serves, as JSON text, in a deterministic order. */
+const snapshot = (engine: MarketEngine): string => {
+  const parts: Array<string> = []
+  for (const token of engine.allTokens()) {
+    parts.push(JSON.stringify(token.toWire()))
+    for (const record of engine.tokenTradePage(token.chain, token.address, null, 1000).records) parts.push(JSON.stringify(record.trade))
+    for (const entry of token.positions.values()) parts.push(JSON.stringify(engine.positionWire(entry)))
+  }
+  return parts.join("\n")
+}
+
+const SOL = "So11111111111111111111111111111111111111112"
+const TOKEN = "TokenAddress1111111111111111111111111111pump"
+const CREATOR = "Creator111111111111111111111111111111111111"
+const ALICE = "A1ice11111111111111111111111111111111111111"
+const BOB = "Bob1111111111111111111111111111111111111111"
+
+const launch = (extra: Partial<Extract<MarketEvent, { type: "tokenLaunched" }>> = {}): MarketEvent => ({
+  type: "tokenLaunched",
+  id: "launch",
+  timestamp: start,
+  chain: "solana",
+  token: TOKEN,
+  creator: CREATOR,
+  decimals: 6,
+  supply: 1_000_000_000_000_000n,
+  launchpad: "pumpfun",
+  hasCurve: true,
+  block: 100,
+  transactionHash: "txlaunch",
+  annotations: [],
+  metadata: null,
+  ...extra
+})
+
+let swapSeq = 0
+const swap = (trader: string, side: "buy" | "sell", tokens: bigint, lamports: bigint, at: number, block = 200, extra: Record<string, unknown> = {}): MarketEvent => ({
+  type: "swap",
+  id: `swap-${++swapSeq}`,
+  timestamp: at,
+  chain: "solana",
+  token: TOKEN,
+  pool: "Pool11111111111111111111111111111111111111",
+  dex: "pumpfun",
+  trader,
+  transactionHash: `tx${swapSeq}`,
+  block,
+  indexInBlock: swapSeq,
+  side,
+  tokenAmount: tokens,
+  quoteAmount: lamports,
+  quoteAddress: SOL,
+  quoteSymbol: "SOL",
+  quoteDecimals: 9,
+  nativeAmount: lamports,
+  nativeUsd: "150",
+  fees: { transaction: 5000n, validator: 10000n, platform: lamports / 100n, dex: 0n },
+  terminal: null,
+  ...extra
+})
+
+describe("MarketEngine", () => {
+  it("folds the same events into byte-identical objects (replay determinism)", () => {
+    const events = simulated(4)
+    expect(snapshot(fold(events))).toBe(snapshot(fold(events)))
+  })
+
+  it("serves only objects its wire schemas accept", () => {
+    const engine = fold(simulated(6, 3))
+    engine.advanceTo(engine.now)
+    const decodeToken = Schema.decodeUnknownSync(Token)
+    const decodeTrade = Schema.decodeUnknownSync(Trade)
+    const decodePosition = Schema.decodeUnknownSync(Position)
+    let tokens = 0
+    let trades = 0
+    let positions = 0
+    for (const token of engine.allTokens()) {
+      decodeToken(token.toWire())
+      tokens++
+      for (const r of engine.tokenTradePage(token.chain, token.address, null, 20).records) {
+        decodeTrade(r.trade)
+        trades++
+      }
+      for (const entry of token.positions.values()) {
+        decodePosition(engine.positionWire(entry))
+        positions++
+      }
+    }
+    expect(tokens).toBeGreaterThan(100)
+    expect(trades).toBeGreaterThan(1000)
+    expect(positions).toBeGreaterThan(1000)
+  })
+
+  it("keeps every position's holdings equal to the holder book's balance", () => {
+    const engine = fold(simulated(5, 11))
+    let checked = 0
+    for (const token of engine.allTokens()) {
+      for (const [wallet, entry] of token.positions) {
+        expect(entry.state.holdings).toBe(token.holders.balanceOf(wallet))
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(1000)
+  })
+
+  it("keeps trailing windows nested and holder counts from ever decreasing as the market runs", () => {
+    const sim = new MarketSimulator({ ...defaultSimulatorOptions(start), seed: 5 })
+    const engine = new MarketEngine()
+    const lastCounts = new Map<string, Array<number>>()
+    for (let minute = 1; minute <= 8; minute++) {
+      for (const e of sim.advance(start + minute * 60_000)) engine.apply(e)
+      engine.advanceTo(start + minute * 60_000)
+      for (const token of engine.allTokens()) {
+        const { stats, holders } = token.toWire()
+        const windows = [stats["5m"], stats["30m"], stats["1h"], stats["6h"], stats["24h"]]
+        for (let i = 1; i < windows.length; i++) {
+          expect(windows[i]!.buyCount).toBeGreaterThanOrEqual(windows[i - 1]!.buyCount)
+          expect(windows[i]!.sellCount).toBeGreaterThanOrEqual(windows[i - 1]!.sellCount)
+          expect(Fixed.unsafeParse(windows[i]!.volume.usd) >= Fixed.unsafeParse(windows[i - 1]!.volume.usd)).toBe(true)
+        }
+        const counts = [holders.sniperCount, holders.bundlerCount, holders.insiderCount, holders.freshWalletCount, holders.proTraderCount, holders.partnerCount, holders.phishingCount]
+        const before = lastCounts.get(token.key)
+        if (before !== undefined) counts.forEach((c, i) => expect(c).toBeGreaterThanOrEqual(before[i]!))
+        lastCounts.set(token.key, counts)
+      }
+    }
+  })
+
+  it("prices a swap exactly and keeps the four fee kinds apart", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    // 1,000,000 tokens (6 decimals) for 0.03 SOL at 150 USD/SOL
+    expect(engine.apply(swap(ALICE, "buy", 1_000_000_000_000n, 30_000_000n, start + 1000))).toBeUndefined()
+    const token = engine.token("solana", TOKEN)!.toWire()
+    expect(token.price).toEqual({ native: "0.00000003", usd: "0.0000045" })
+    expect(token.marketCap).toEqual({ native: "30", usd: "4500" })
+    expect(token.totals.volume).toEqual({ native: "0.03", usd: "4.5" })
+    expect(token.totals.fees.transaction).toEqual({ native: "0.000005", usd: "0.00075" })
+    expect(token.totals.fees.validator).toEqual({ native: "0.00001", usd: "0.0015" })
+    expect(token.totals.fees.platform).toEqual({ native: "0.0003", usd: "0.045" })
+    expect(token.totals.fees.dex).toEqual({ native: "0", usd: "0" })
+    expect(token.ath).toEqual({ price: token.price, priceAt: start + 1000, marketCap: token.marketCap, marketCapAt: start + 1000 })
+    expect(token.stats["5m"].buyCount).toBe(1)
+    expect(token.holders.count).toBe(1)
+    expect(token.updatedAt).toBe(start + 1000)
+  })
+
+  it("moves devFunding from unresolved to resolved when the creator's funding lookup settles", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    expect(engine.token("solana", TOKEN)!.toWire().devFunding).toEqual({ status: "unresolved", address: null, sourceKind: null, sourceLabel: null })
+    engine.apply({
+      type: "walletFunded", id: "f1", timestamp: start + 5000, chain: "solana", wallet: CREATOR, funder: "Binance1111111111111111111111111111111111111",
+      sourceKind: "cex", sourceLabel: "Binance", amount: 2_000_000_000n, asset: SOL, assetSymbol: "SOL", assetDecimals: 9, fundedAt: start - 86_400_000, transactionHash: "fundtx"
+    })
+    const token = engine.token("solana", TOKEN)!.toWire()
+    expect(token.devFunding).toEqual({ status: "resolved", address: "Binance1111111111111111111111111111111111111", sourceKind: "cex", sourceLabel: "Binance" })
+    expect(token.updatedAt).toBe(start + 5000)
+  })
+
+  it("records graduation, venues deepest pool first and the deepest pool's anchor", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    engine.apply(swap(ALICE, "buy", 1_000_000n, 1_000n, start + 1))
+    engine.apply({ type: "curveProgressed", id: "c1", timestamp: start + 2, chain: "solana", token: TOKEN, bondingCurvePct: "99.9" })
+    engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
+    engine.apply({
+      type: "liquidityChanged", id: "l1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
+      dex: "pumpswap", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 170_000_000_000n, nativeUsd: "150"
+    })
+    const token = engine.token("solana", TOKEN)!.toWire()
+    expect(token.graduatedAt).toBe(start + 3)
+    expect(token.graduatedToPool).toBe("SwapPool111111111111111111111111111111111111")
+    expect(token.graduatedToDex).toBe("pumpswap")
+    expect(token.bondingCurvePct).toBe("100")
+    expect(token.dexes).toEqual(["pumpswap", "pumpfun"])
+    expect(token.anchorSymbol).toBe("SOL")
+    expect(token.liquidity).toEqual({ native: "170", usd: "25500" })
+  })
+
+  it("refuses events for a token it never saw launch, and a second launch of the same token", () => {
+    const engine = new MarketEngine()
+    expect(engine.apply(swap(ALICE, "buy", 1n, 1n, start))).toMatch(/unknown token/)
+    expect(engine.apply(launch())).toBeUndefined()
+    expect(engine.apply(launch())).toMatch(/already launched/)
+    expect(engine.stats.trades).toBe(0)
+  })
+
+  it("builds trade objects with flags, platforms and identities, omitting empty ones", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    engine.apply({ type: "walletLabeled", id: "w1", timestamp: start, chain: "solana", wallet: BOB, label: "kol", active: true })
+    engine.apply({ type: "identityResolved", id: "i1", timestamp: start, chain: "solana", wallet: BOB, source: "twitter", handle: "bob", displayName: "Bob", avatar: null, twitter: "bob", telegram: null, farcaster: null })
+    engine.apply(swap(BOB, "buy", 1_000_000n, 1_000n, start + 10, 100, { terminal: "axiom" }))
+    engine.apply(swap(ALICE, "buy", 1_000_000n, 1_000n, start + 20, 150))
+    const [alice, bob] = engine.tokenTradePage("solana", TOKEN, null, 10).records.map((r) => r.trade)
+    expect(bob!.flags).toEqual(["sniper", "insider", "proTrader", "kol"])
+    expect(bob!.platforms).toEqual([{ platform: "axiom" }])
+    expect(bob!.identities).toEqual([{ source: "twitter", handle: "bob", displayName: "Bob", avatar: null, twitter: "bob", telegram: null, farcaster: null }])
+    expect(alice).not.toHaveProperty("flags")
+    expect(alice).not.toHaveProperty("platforms")
+    expect(alice).not.toHaveProperty("identities")
+    expect(engine.identityTradePage("kol", ["solana"], null, 10).records.map((r) => r.trader)).toEqual([BOB])
+    expect(engine.identityTradePage("kol", ["base"], null, 10).records).toEqual([])
+  })
+
+  it("pages trades newest first by keyset with no repeat or gap while trades arrive", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    for (let i = 0; i < 30; i++) engine.apply(swap(ALICE, "buy", 1_000n, 10n, start + i * 1000))
+    const seen: Array<number> = []
+    let after: { timestamp: number; seq: number } | null = null
+    let arriving = 0
+    for (;;) {
+      const page = engine.tokenTradePage("solana", TOKEN, after, 7)
+      seen.push(...page.records.map((r) => r.seq))
+      // trades arrive between pages
+      for (let k = 0; k < 3; k++) engine.apply(swap(ALICE, "buy", 1_000n, 10n, start + 100_000 + arriving++))
+      if (!page.hasMore) break
+      const last = page.records[page.records.length - 1]!
+      after = { timestamp: last.timestamp, seq: last.seq }
+    }
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => 30 - i))
+  })
+})

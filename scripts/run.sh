@@ -16,6 +16,11 @@ what="$1"; [ $# -gt 0 ] && shift
 case "$what" in
   start) exec node --import tsx apps/server/src/main.ts "$@" ;;
   test) exec node scripts/test.mjs "$@" ;;
-  bench) exec node --import tsx scripts/bench.ts "$@" ;;
+  bench)
+    name="$1"; [ $# -gt 0 ] && shift
+    if [ -z "$name" ] || [ ! -f "apps/server/bench/$name.ts" ]; then
+      echo "usage: pnpm bench <name> — one of: $(ls apps/server/bench | sed -n 's/\.ts$//p' | tr '\n' ' ')" >&2; exit 2
+    fi
+    exec node --expose-gc --max-old-space-size=8192 --import tsx "apps/server/bench/$name.ts" "$@" ;;
   *) echo "usage: sh scripts/run.sh start|test|bench <name>" >&2; exit 2 ;;
 esac

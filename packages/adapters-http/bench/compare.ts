@@ -5,13 +5,17 @@
  * ratio to raw node:http.
  *
  *   node --import tsx bench/compare.ts [rounds] [secondsPerRun] [modes...]
+ *
+ * Modes (bench/prototypes.ts): raw, bare, platform (the shipped design), router, httpapi.
+ * Default: raw platform router httpapi. CPU per request is the steadier number when the load
+ * generator shares the machine: req/s ratios are squeezed towards 1 by the client's own CPU use.
  */
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { runLoad } from "./loadgen.js"
 
 const [roundsArg = "3", secondsArg = "5", ...modeArgs] = process.argv.slice(2)
-const modes = modeArgs.length > 0 ? modeArgs : ["raw", "router", "httpapi"]
+const modes = modeArgs.length > 0 ? modeArgs : ["raw", "platform", "router", "httpapi"]
 const authorization = "Authorization: Bearer sk_live_benchbenchbenchbenchbenchbenchbenchbenchben"
 const path = "/v1/tokens/solana/abc"
 
@@ -27,7 +31,8 @@ const servers = await Promise.all(
       new Promise<{ mode: string; port: number; pid: number; kill: () => void }>((resolve) => {
         const port = 3200 + index
         const child = spawn(process.execPath, ["--import", "tsx", "bench/prototypes.ts", mode, String(port)], {
-          stdio: ["ignore", "pipe", "inherit"]
+          stdio: ["ignore", "pipe", "inherit"],
+          cwd: new URL("..", import.meta.url).pathname
         })
         child.stdout.on("data", (chunk: Buffer) => {
           if (chunk.toString().includes("listening")) resolve({ mode, port, pid: child.pid!, kill: () => child.kill() })

@@ -1,5 +1,5 @@
 /**
- * Architecture prototypes for the read API (issue 3): the same token GET served four ways, each
+ * Architecture prototypes for the read API (issue 3): the same token GET served several ways, each
  * with request id, per-IP and per-key GCRA limits and bearer auth against SHA-256 hashed keys.
  *
  *   raw      node:http, everything hand-written (the baseline the issue measures against)
@@ -13,7 +13,7 @@
  *   node --import tsx bench/prototypes.ts <mode> <port>
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer, Redacted, Schema } from "effect"
+import { Context, Effect, Exit, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   HttpApi,
@@ -148,15 +148,17 @@ if (mode === "raw" || mode === "bare") {
   let app: Layer.Layer<never, never, any>
   if (mode === "platform") {
     const keyStore = Layer.succeed(KeyStore)({
-      verify: (presented) => Effect.sync(() => (keysByHash.has(sha256(Redacted.value(presented))) ? platformKey : null)),
+      verify: (presented) => Exit.succeed(keysByHash.has(sha256(typeof presented === "string" ? presented : Redacted.value(presented))) ? platformKey : null),
       create: () => Effect.die("bench"),
       list: Effect.succeed([]),
       revoke: () => Effect.succeed(null)
     })
     const tokenBody = ApiRoute.preEncoded(body)
     const server = ApiServer.layer({
-      routes: [ApiRoute.get("/v1/tokens/:chain/:address", { params, handler: () => Effect.succeed(tokenBody) })],
-      contract: HttpApi.make("bench")
+      routes: HttpRouter.addAll([ApiRoute.get("/v1/tokens/:chain/:address", { params, handler: () => Effect.succeed(tokenBody) })]),
+      contract: HttpApi.make("bench").add(
+        HttpApiGroup.make("tokens").add(HttpApiEndpoint.get("token", "/v1/tokens/:chain/:address", { params: params.fields }))
+      )
     }).pipe(
       Layer.provide(NodeHttpServer.layer(createServer, { port })),
       Layer.provide(keyStore),
@@ -222,4 +224,5 @@ if (mode === "raw" || mode === "bare") {
   Effect.runFork(Effect.andThen(Effect.sync(() => console.log(`listening ${mode} ${port}`)), Layer.launch(server as Layer.Layer<never>)))
   }
 }
+// Exit cleanly on Ctrl-C so that `node --cpu-prof` writes its profile.
 process.on("SIGINT", () => process.exit(0))

@@ -22,6 +22,11 @@ export interface Input<P, Q, B> {
   readonly params: P
   readonly query: Q
   readonly payload: B
+  /**
+   * The query string as parsed, before any schema (a repeated name gives an array): for use cases
+   * that validate their own parameters (they then also refuse unknown names).
+   */
+  readonly searchParams: Readonly<Record<string, string | ReadonlyArray<string>>>
   readonly request: HttpServerRequest.HttpServerRequest
 }
 
@@ -100,12 +105,11 @@ export const make = <P = {}, Q = {}, B = undefined, E = never, R = never>(
     const params = decodeParams === undefined
       ? {}
       : decodeParams(Context.getUnsafe(context, HttpRouter.RouteContext).params, errors)
-    const query = decodeQuery === undefined
-      ? {}
-      : decodeQuery(Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams), errors)
+    const searchParams = Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams)
+    const query = decodeQuery === undefined ? {} : decodeQuery(searchParams, errors)
     const payload = decodePayload === undefined ? undefined : decodePayload(body, errors)
     if (errors.length > 0) return Effect.fail(ApiError.validation(errors))
-    return handler({ params: params as P, query: query as Q, payload: payload as B, request })
+    return handler({ params: params as P, query: query as Q, payload: payload as B, searchParams, request })
   }
 
   const routeHandler = Effect.withFiber((fiber) => {

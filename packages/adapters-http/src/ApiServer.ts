@@ -16,41 +16,42 @@ import type { KeyStore, RateLimiter } from "@spot/application"
 import * as ApiRoute from "./ApiRoute.js"
 import * as PlatformMiddleware from "./PlatformMiddleware.js"
 
-export interface ApiServerOptions<E = never, R = never> {
-  /** Served routes (`ApiRoute.get(...)`, `ApiRoute.post(...)`), or a layer registering them. */
-  readonly routes: ReadonlyArray<HttpRouter.Route<any, never>> | Layer.Layer<never, E, R>
+/** Any HttpApi definition: the contract /openapi.json is generated from. */
+export type Contract = HttpApi.HttpApi<any, any>
+
+export interface ApiServerOptions<E, R> {
+  /**
+   * The served routes as a router layer: `HttpRouter.addAll([ApiRoute.get(...), ...])`, or
+   * `HttpRouter.addAll(Effect.gen(...))` when building them needs services. Services the handlers
+   * use become requirements of the server layer: provide them to it.
+   */
+  readonly routes: Layer.Layer<never, E, R>
   /** The HttpApi contract the OpenAPI document is generated from. */
-  readonly contract: HttpApi.HttpApi<any, any>
+  readonly contract: Contract
   readonly platform?: PlatformMiddleware.PlatformOptions
 }
 
 /** The OpenAPI document, generated and encoded once. */
-export const openApiRoute = (contract: HttpApi.HttpApi<any, any>, path: HttpRouter.PathInput = "/openapi.json") => {
-  const body = JSON.stringify(OpenApi.fromApi(contract as any))
+export const openApiRoute = (contract: Contract, path: HttpRouter.PathInput = "/openapi.json") => {
+  const body = JSON.stringify(OpenApi.fromApi(contract))
   return HttpRouter.route("GET", path, Effect.sync(() => ApiRoute.preEncoded(body)))
 }
 
 /**
  * All routes and the middleware, as one app layer (no server yet): for `HttpRouter.serve`,
- * `HttpRouter.toWebHandler`, or composing with other routes such as the stream.
+ * `HttpRouter.toWebHandler`, or merging with other routes such as the stream upgrade.
  */
-export const app = <E = never, R = never>(options: ApiServerOptions<E, R>) => {
-  const openApiPath = (options.platform?.openApiPath ?? "/openapi.json") as HttpRouter.PathInput
-  const routes = Layer.isLayer(options.routes)
-    ? options.routes
-    : HttpRouter.addAll(options.routes as ReadonlyArray<HttpRouter.Route<any, any>>)
-  return Layer.mergeAll(
-    routes as Layer.Layer<never, E, any>,
-    HttpRouter.addAll([openApiRoute(options.contract, openApiPath)]),
+export const app = <E, R>(options: ApiServerOptions<E, R>) =>
+  Layer.mergeAll(
+    options.routes,
+    HttpRouter.addAll([openApiRoute(options.contract, (options.platform?.openApiPath ?? "/openapi.json") as HttpRouter.PathInput)]),
     PlatformMiddleware.layer(options.platform)
   )
-}
 
 /**
- * The served API: needs an `HttpServer` (e.g. `NodeHttpServer.layer(createServer, { port })`),
- * a `KeyStore` and a `RateLimiter`.
+ * The served API (request logger off: it halves throughput; the middleware logs failures). Needs
+ * an `HttpServer` (e.g. `NodeHttpServer.layer(createServer, { port })`), a `KeyStore`, a
+ * `RateLimiter`, and whatever the routes need.
  */
-export const layer = <E = never, R = never>(
-  options: ApiServerOptions<E, R>
-): Layer.Layer<never, E, HttpServer.HttpServer | KeyStore | RateLimiter | Exclude<R, HttpRouter.HttpRouter>> =>
-  HttpRouter.serve(app(options), { disableLogger: true, disableListenLog: true }) as any
+export const layer = <E, R>(options: ApiServerOptions<E, R>) =>
+  HttpRouter.serve(app(options), { disableLogger: true, disableListenLog: true })

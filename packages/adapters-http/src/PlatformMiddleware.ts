@@ -11,21 +11,23 @@
  *   6. handler (or the 404 of an unknown route), with the key's remaining budget; any failure
  *      becomes the error envelope (ErrorResponses), unexpected ones a logged 500.
  *
+ * Measured choices (bench/compare.ts): no per-request `provideService` of the key, `Date.now()`
+ * rather than the Clock service, failures caught by a wrapper built once rather than a
+ * per-request `matchCauseEffect`, and an Exit from the key store handled without a continuation.
+ * Together these took the middleware from about 0.50 to 0.6x of raw node:http's CPU efficiency.
+ *
  * Every request other than the OpenAPI document needs a key, unknown paths included: there is no
  * other keyless endpoint (rule 7), and answering 404 before authenticating would let anyone map
  * the routes. It is written as plain code over the request instead of nested Effect combinators
  * because it runs on every request: only the key lookup and the handler are effects.
  */
-import { Cause, Clock, Context, Effect, Layer, Redacted } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiKey, KeyStore, RateLimiter } from "@spot/application"
 import type { ApiKeyRecord, RateDecision } from "@spot/application"
 import * as Credentials from "./Credentials.js"
 import * as ErrorResponses from "./ErrorResponses.js"
 import * as RequestId from "./RequestId.js"
-
-/** The key that authenticated the current request, for handlers that need it. */
-export class CurrentApiKey extends Context.Service<CurrentApiKey, ApiKeyRecord>()("@spot/adapters-http/CurrentApiKey") {}
 
 export interface PlatformOptions {
   /** Path of the keyless OpenAPI document; default `/openapi.json`. */
@@ -88,64 +90,82 @@ export const make = (options: PlatformOptions = {}) =>
         )
       )
 
-    /** Runs the handler and stamps the response, turning any failure into the envelope. */
-    const respond = (httpEffect: HttpEffect, requestId: string, remaining: number | undefined) =>
-      Effect.matchCauseEffect(httpEffect, {
-        onSuccess: (response) =>
-          Effect.succeed(
-            HttpServerResponse.setHeaders(
-              response,
-              remaining === undefined
-                ? { "x-request-id": requestId }
-                : { "x-request-id": requestId, "x-ratelimit-remaining": String(remaining) }
-            )
-          ),
-        onFailure: (cause) => {
-          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-          const { expected, wire } = ErrorResponses.fromCause(cause)
-          const response = ErrorResponses.toResponse(
-            wire,
-            remaining === undefined
-              ? { "x-request-id": requestId }
-              : { "x-request-id": requestId, "x-ratelimit-remaining": String(remaining) }
-          )
-          if (expected) return Effect.succeed(response)
+    /**
+     * Turns any failure of the inner effect into the envelope response. Built once per wrapped
+     * effect (not per request); the per-request part is only the header stamp.
+     */
+    const guard = (httpEffect: HttpEffect): HttpEffect =>
+      Effect.catchCause(httpEffect, (cause) => {
+        if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+        const { expected, wire } = ErrorResponses.fromCause(cause)
+        const response = ErrorResponses.toResponse(wire, {})
+        if (expected) return Effect.succeed(response)
+        // The generated request id is not known here (it is stamped on the way out); the client's
+        // own X-Request-ID and the URL identify the request in the log.
+        return Effect.withFiber((fiber) => {
+          const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
           return Effect.as(
-            Effect.annotateLogs(Effect.logError("request failed unexpectedly", cause), "requestId", requestId),
+            Effect.annotateLogs(Effect.logError("request failed unexpectedly", cause), {
+              method: request.method,
+              url: request.url,
+              clientRequestId: request.headers["x-request-id"] ?? ""
+            }),
             response
           )
-        }
+        })
       })
 
-    return (httpEffect: HttpEffect): HttpEffect =>
-      Effect.withFiber((fiber) => {
+    const keyCheckFailed = (cause: Cause.Cause<unknown>, requestId: string, ip: RateDecision): HttpEffect =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.andThen(
+          Effect.annotateLogs(Effect.logWarning("API key check unavailable", cause), "requestId", requestId),
+          refused(503, unavailableBody, requestId, ip)
+        )
+
+    const afterKeyCheck = (
+      record: ApiKeyRecord | null,
+      httpEffect: HttpEffect,
+      requestId: string,
+      ip: RateDecision,
+      now: number
+    ): HttpEffect => {
+      if (record === null || !ApiKey.isUsable(record, now)) return refused(401, unauthorizedBody, requestId, ip)
+      const budget = limiter.takeKey(record.id, now)
+      if (!budget.allowed) return refused(429, keyLimitedBody, requestId, budget)
+      const remaining = String(budget.remaining)
+      return Effect.map(httpEffect, (response) =>
+        HttpServerResponse.setHeaders(response, { "x-request-id": requestId, "x-ratelimit-remaining": remaining }))
+    }
+
+    return (handler: HttpEffect): HttpEffect => {
+      const httpEffect = guard(handler)
+      return Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const requestId = RequestId.fromHeader(request.headers["x-request-id"])
         const url = request.url
         if ((request.method === "GET" || request.method === "HEAD") && pathOf(url) === openApiPath) {
-          return respond(httpEffect, requestId, undefined)
+          return Effect.map(httpEffect, (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
         }
-        const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+        const now = Date.now()
         const ip = limiter.takeIp(clientIp(request), now)
         if (!ip.allowed) return refused(429, ipLimitedBody, requestId, ip)
         const key = Credentials.presentedKey(url, request.headers)
         if (key === undefined) return refused(401, unauthorizedBody, requestId, ip)
-        return Effect.matchCauseEffect(keyStore.verify(Redacted.make(key)), {
-          onFailure: (cause) =>
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.failCause(cause)
-              : Effect.andThen(
-                Effect.annotateLogs(Effect.logWarning("API key check unavailable", cause), "requestId", requestId),
-                refused(503, unavailableBody, requestId, ip)
-              ),
-          onSuccess: (record) => {
-            if (record === null || !ApiKey.isUsable(record, now)) return refused(401, unauthorizedBody, requestId, ip)
-            const budget = limiter.takeKey(record.id, now)
-            if (!budget.allowed) return refused(429, keyLimitedBody, requestId, budget)
-            return respond(Effect.provideService(httpEffect, CurrentApiKey, record), requestId, budget.remaining)
-          }
+        const checked = keyStore.verify(Redacted.make(key))
+        // An in-memory store answers with an Exit: branch on it now instead of scheduling a
+        // continuation (a measurable share of the per-request cost).
+        if (Exit.isExit(checked)) {
+          return Exit.isSuccess(checked)
+            ? afterKeyCheck(checked.value as ApiKeyRecord | null, httpEffect, requestId, ip, now)
+            : keyCheckFailed(checked.cause, requestId, ip)
+        }
+        return Effect.matchCauseEffect(checked, {
+          onFailure: (cause) => keyCheckFailed(cause, requestId, ip),
+          onSuccess: (record) => afterKeyCheck(record, httpEffect, requestId, ip, now)
         })
       })
+    }
   })
 
 /** The middleware as a global router layer: it wraps every route and the unknown-route 404. */

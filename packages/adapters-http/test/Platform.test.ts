@@ -5,6 +5,8 @@ import type { TestServer } from "./support/TestServer.js"
 const get = (server: TestServer, path: string, headers: Record<string, string> = {}, method = "GET") =>
   fetch(server.url + path, { method, headers })
 
+const json = (response: Response): Promise<any> => response.json()
+
 const expectNoCors = (response: Response) => {
   const cors = [...response.headers.keys()].filter((name) => name.toLowerCase().startsWith("access-control-"))
   expect(cors).toEqual([])
@@ -21,7 +23,7 @@ describe("authentication", () => {
     for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
       const response = await get(server, "/v1/trades?identity=kol", { authorization: `${scheme} ${validKey}` })
       expect(response.status).toBe(200)
-      expect(await response.json()).toEqual({ ok: true })
+      expect(await json(response)).toEqual({ ok: true })
     }
   })
 
@@ -69,7 +71,7 @@ describe("authentication", () => {
     try {
       const response = await get(server, "/v1/trades?identity=kol", bearer())
       expect(response.status).toBe(503)
-      expect((await response.json()).error.code).toBe("SERVICE_UNAVAILABLE")
+      expect((await json(response)).error.code).toBe("SERVICE_UNAVAILABLE")
       expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/)
       expect(response.headers.get("x-request-id")).not.toBeNull()
     } finally {
@@ -118,7 +120,7 @@ describe("budgets", () => {
       expect(Number(retryAfter)).toBeLessThanOrEqual(30)
       expect(limited.headers.get("x-ratelimit-remaining")).toBe("0")
       expect(limited.headers.get("x-request-id")).not.toBeNull()
-      const body = await limited.json()
+      const body = await json(limited)
       expect(body.error.code).toBe("RATE_LIMITED")
       expect(Object.keys(body.error)).toEqual(["code", "message"])
       // The IP budget was not the one refusing: a 401 still shows plenty of it.
@@ -140,7 +142,7 @@ describe("budgets", () => {
         expect(limited.status).toBe(429)
         expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
         expect(limited.headers.get("x-ratelimit-remaining")).toBe("0")
-        expect((await limited.json()).error.code).toBe("RATE_LIMITED")
+        expect((await json(limited)).error.code).toBe("RATE_LIMITED")
       }
       // The OpenAPI document is outside every budget.
       const openapi = await get(server, "/openapi.json")
@@ -195,11 +197,13 @@ describe("every response", () => {
     const response = await get(server, "/openapi.json")
     expect(response.status).toBe(200)
     expect(response.headers.has("x-ratelimit-remaining")).toBe(false)
-    const document = await response.json()
+    const document = await json(response)
     expect(document.openapi).toMatch(/^3\.1/)
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(["/v1/trades", "/v1/tokens/{chain}/{address}", "/v1/echo"])
     )
+    expect(document.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "Bearer" })
+    expect(document.paths["/v1/trades"].get.security).toEqual([{ bearer: [] }])
     const unauthorized = document.paths["/v1/trades"].get.responses["401"]
     expect(JSON.stringify(unauthorized)).not.toContain("_tag")
     // A wrong key on the keyless document changes nothing.
@@ -219,7 +223,7 @@ describe("errors", () => {
     const response = await get(server, "/v1/nothing-here?x=1", bearer())
     expect(response.status).toBe(404)
     expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/)
-    const body = await response.json()
+    const body = await json(response)
     expect(body.error.code).toBe("NOT_FOUND")
     expect(body.error.message).toContain("/v1/nothing-here")
     expect(body.error.message).not.toContain("x=1")
@@ -229,16 +233,16 @@ describe("errors", () => {
     const response = await get(server, "/v1/trades?identity=whale&limit=ten&foo=1&bar=2", bearer())
     expect(response.status).toBe(400)
     expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/)
-    const body = await response.json()
+    const body = await json(response)
     expect(body.error.code).toBe("VALIDATION_ERROR")
     const fields = (body.error.details as Array<{ field: string; message: string }>).map((d) => d.field).sort()
     expect(fields).toEqual(["bar", "foo", "identity", "limit"])
     for (const detail of body.error.details) {
       expect(Object.keys(detail).sort()).toEqual(["field", "message"])
     }
-    const missing = await (await get(server, "/v1/trades", bearer())).json()
+    const missing = await json(await get(server, "/v1/trades", bearer()))
     expect(missing.error.details).toEqual([{ field: "identity", message: "is required" }])
-    const repeated = await (await get(server, "/v1/trades?identity=kol&identity=kol", bearer())).json()
+    const repeated = await json(await get(server, "/v1/trades?identity=kol&identity=kol", bearer()))
     expect(repeated.error.details.map((d: { field: string }) => d.field)).toEqual(["identity"])
   })
 
@@ -249,7 +253,7 @@ describe("errors", () => {
       body: "{\"chains\": [\"solana\""
     })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({
+    expect(await json(response)).toEqual({
       error: {
         code: "VALIDATION_ERROR",
         message: "Invalid request: body. Fix the listed fields and retry.",
@@ -261,14 +265,20 @@ describe("errors", () => {
       headers: { ...bearer(), "content-type": "application/json" },
       body: JSON.stringify({ chains: [], extra: 1 })
     })
-    const fields = (await invalid.json()).error.details.map((d: { field: string }) => d.field).sort()
+    const fields = (await json(invalid)).error.details.map((d: { field: string }) => d.field).sort()
     expect(fields).toEqual(["body.chains", "body.extra"])
     const valid = await fetch(server.url + "/v1/echo", {
       method: "POST",
       headers: { ...bearer(), "content-type": "application/json" },
       body: JSON.stringify({ chains: ["solana"] })
     })
-    expect(await valid.json()).toEqual({ chains: ["solana"] })
+    expect(await json(valid)).toEqual({ chains: ["solana"] })
+  })
+
+  it("serves handlers that use services provided to the server layer", async () => {
+    const response = await get(server, "/v1/greeting", bearer())
+    expect(await json(response)).toEqual({ greeting: "hello" })
+    expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/)
   })
 
   it("maps application errors to their codes and hides unexpected failures behind INTERNAL_ERROR", async () => {

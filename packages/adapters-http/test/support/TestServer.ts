@@ -4,14 +4,14 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Redacted, Schema, Scope } from "effect"
-import { HttpServer } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
 import type { HttpServerResponse } from "effect/http"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { createServer } from "node:http"
 import { createHash } from "node:crypto"
 import { KeyStore, KeyStoreUnavailable, NotFound, UnsupportedChain, ValidationFailed } from "@spot/application"
 import type { ApiKeyRecord, RateLimits } from "@spot/application"
-import { ApiRoute, ApiServer, ErrorResponses, RateLimiterLive } from "../../src/index.js"
+import { ApiRoute, ApiServer, BearerAuth, ErrorResponses, RateLimiterLive } from "../../src/index.js"
 
 export const validKey = "sk_live_validvalidvalidvalidvalidvalidvalidval"
 export const revokedKey = "sk_live_revokedrevokedrevokedrevokedrevokedre"
@@ -38,6 +38,8 @@ export const makeKeyStore = (state: { failing: boolean }) => {
 }
 
 // The contract: what /openapi.json describes. Same schema objects as the served routes.
+export class Greeting extends Context.Service<Greeting, { readonly text: string }>()("test/Greeting") {}
+
 export const TradesQuery = Schema.Struct({
   identity: Schema.Literals(["kol", "partnerscan"]),
   limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt())),
@@ -45,10 +47,6 @@ export const TradesQuery = Schema.Struct({
 })
 export const EchoBody = Schema.Struct({ chains: Schema.Array(Schema.String).check(Schema.isMinLength(1)) })
 export const TokenParams = Schema.Struct({ chain: Schema.String, address: Schema.String })
-
-class Bearer extends HttpApiMiddleware.Service<Bearer>()("test/Bearer", {
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
 
 export const Contract = HttpApi.make("spot-test").add(
   HttpApiGroup.make("reads")
@@ -69,13 +67,13 @@ export const Contract = HttpApi.make("spot-test").add(
         error: [...ErrorResponses.commonContractErrors]
       })
     )
-    .middleware(Bearer)
+    .middleware(BearerAuth)
 )
 
 const ok = ApiRoute.preEncoded(JSON.stringify({ ok: true }))
 const encodeEcho = ApiRoute.json(EchoBody)
 
-export const routes = [
+export const routes = HttpRouter.addAll([
   ApiRoute.get("/v1/trades", { query: TradesQuery, handler: () => Effect.succeed(ok) }),
   ApiRoute.get("/v1/tokens/:chain/:address", {
     params: TokenParams,
@@ -97,8 +95,10 @@ export const routes = [
       }
     }
   }),
-  ApiRoute.post("/v1/echo", { payload: EchoBody, handler: ({ payload }) => Effect.succeed(encodeEcho(payload)) })
-]
+  ApiRoute.post("/v1/echo", { payload: EchoBody, handler: ({ payload }) => Effect.succeed(encodeEcho(payload)) }),
+  // A handler using a service: the service is provided to the server layer.
+  ApiRoute.get("/v1/greeting", { handler: () => Greeting.useSync((g) => ApiRoute.preEncoded(JSON.stringify({ greeting: g.text }))) })
+])
 
 export interface TestServer {
   readonly url: string
@@ -111,7 +111,8 @@ export const startServer = async (limits: RateLimits = { keyPerMinute: 1_000, ip
   const serverLayer = ApiServer.layer({ routes, contract: Contract }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })),
     Layer.provide(makeKeyStore(keyStoreState)),
-    Layer.provide(RateLimiterLive.layer(limits))
+    Layer.provide(RateLimiterLive.layer(limits)),
+    Layer.provide(Layer.succeed(Greeting)({ text: "hello" }))
   )
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(serverLayer, scope))

@@ -254,11 +254,11 @@ export class CandleHourlySeries {
     const capacity = this.capacity()
     if (this.endSeq - this.baseSeq < capacity) return
     const live = this.endSeq - this.headSeq
-    if (live <= capacity / 2 && capacity > 0) {
+    if (capacity > 0 && live <= capacity * 0.75) {
       this.entries.copyWithin(0, (this.headSeq - this.baseSeq) * STRIDE, (this.endSeq - this.baseSeq) * STRIDE)
       this.baseSeq = this.headSeq
     } else {
-      this.reallocate(Math.max(minimumCapacity, capacity * 2))
+      this.reallocate(Math.max(minimumCapacity, Math.ceil(capacity * 1.5)))
     }
   }
 

@@ -80,8 +80,8 @@ const W_EXPIRES_AT = 12
 const WINDOW_STRIDE = 13
 
 // heapBytes: rough V8 costs of the tape object with its fields and of one typed array with its buffer.
-const TAPE_OBJECT_BYTES = 200
-const TYPED_ARRAY_BYTES = 120
+const TAPE_OBJECT_BYTES = 320
+const TYPED_ARRAY_BYTES = 190
 
 const timeframeIndex = Object.fromEntries(timeframes.map((timeframe, index) => [timeframe, index])) as Record<
   Timeframe,
@@ -441,15 +441,17 @@ export class TradeTape {
     const used = this.endSeq - this.baseSeq
     if (used < capacity) return
     const live = this.endSeq - this.headSeq
-    if (capacity > 0 && live <= capacity / 2) {
-      // Half the slots hold trimmed trades: slide the live ones down instead of growing.
+    if (capacity > 0 && live <= capacity * 0.75) {
+      // A quarter or more of the slots hold trimmed trades: slide the live ones down instead of
+      // growing. At least a quarter of the capacity is then free, so each append copies at most
+      // three trades amortized, and a steady 24h tape needs at most 4/3 of its live size.
       const from = this.headSeq - this.baseSeq
       this.values.copyWithin(0, from * VALUE_STRIDE, used * VALUE_STRIDE)
       this.volumes.copyWithin(0, from * VOLUME_STRIDE, used * VOLUME_STRIDE)
       this.sides.copyWithin(0, from, used)
       this.baseSeq = this.headSeq
     } else {
-      this.reallocateRaw(Math.max(minimumCapacity, capacity * 2))
+      this.reallocateRaw(Math.max(minimumCapacity, Math.ceil(capacity * 1.5)))
     }
   }
 
@@ -509,7 +511,7 @@ export class TradeTape {
       if (!(time >= bucket)) {
         if (bucket === bucket) {
           out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolume[0], scanVolume[1]) })
-          if (out.length > limit) {
+          if (out.length >= limit) {
             bucket = NaN
             break
           }

@@ -1,0 +1,67 @@
+/**
+ * The embedded market source: the deterministic simulator, driven by the clock, folding its
+ * events into the market in small batches. On start it replays a warm-up period so the service
+ * opens on a populated market (tokens in every discovery column, positions in both lifecycles).
+ */
+import { Clock, Duration, Effect } from "effect"
+import type { MarketEvent } from "@spot/domain"
+import { Simulator } from "@spot/domain"
+import { Market } from "./Market.js"
+
+export interface SimulatorFeedOptions {
+  readonly seed: number
+  readonly tradesPerSecond: number
+  readonly launchesPerMinute: number
+  /** Simulated history replayed before going live. */
+  readonly warmUpMs: number
+  /** How often the live feed folds what the simulator produced meanwhile. */
+  readonly tickMs: number
+}
+
+export const defaultSimulatorFeedOptions: SimulatorFeedOptions = {
+  seed: 1,
+  tradesPerSecond: 200,
+  launchesPerMinute: 120,
+  warmUpMs: 20 * 60_000,
+  tickMs: 200
+}
+
+/** Largest batch handed to the market at once during warm-up (keeps each fold step short). */
+const warmUpBatch = 20_000
+
+/**
+ * Warms the market up, then feeds it live until interrupted. `publish` is the path events take
+ * into the market (the ingest path when storage is on; `market.apply` otherwise).
+ */
+export const run = (
+  options: SimulatorFeedOptions,
+  publish?: (events: ReadonlyArray<MarketEvent>) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    const market = yield* Market
+    const apply = publish ?? ((events: ReadonlyArray<MarketEvent>) => Effect.sync(() => void market.apply(events)))
+    const now = yield* Clock.currentTimeMillis
+    const simulator = new Simulator.MarketSimulator({
+      seed: options.seed,
+      startTime: now - options.warmUpMs,
+      tradesPerSecond: options.tradesPerSecond,
+      launchesPerMinute: options.launchesPerMinute
+    })
+    // warm-up: simulated history up to now, in minute steps
+    for (let t = now - options.warmUpMs + 60_000; t < now; t += 60_000) {
+      const events = simulator.advance(t)
+      for (let i = 0; i < events.length; i += warmUpBatch) yield* apply(events.slice(i, i + warmUpBatch))
+      yield* Effect.yieldNow
+    }
+    let lastAdvance = now
+    for (;;) {
+      const at = yield* Clock.currentTimeMillis
+      const events = simulator.advance(at)
+      if (events.length > 0) yield* apply(events)
+      if (at - lastAdvance >= 1000) {
+        market.advanceTo(at)
+        lastAdvance = at
+      }
+      yield* Effect.sleep(Duration.millis(options.tickMs))
+    }
+  })

@@ -29,17 +29,18 @@ export const defaultSimulatorFeedOptions: SimulatorFeedOptions = {
 /** Largest batch handed to the market at once during warm-up (keeps each fold step short). */
 const warmUpBatch = 20_000
 
+export type Publish = (events: ReadonlyArray<MarketEvent>) => Effect.Effect<void>
+
 /**
- * Warms the market up, then feeds it live until interrupted. `publish` is the path events take
- * into the market (the ingest path when storage is on; `market.apply` otherwise).
+ * Starts the embedded market: replays the warm-up period into the market (before returning, so a
+ * server opens on a populated market), then feeds it live in a fiber of the current scope.
+ * `publish` is the path events take into the market (the ingest path when storage is on;
+ * `market.apply` otherwise).
  */
-export const run = (
-  options: SimulatorFeedOptions,
-  publish?: (events: ReadonlyArray<MarketEvent>) => Effect.Effect<void>
-) =>
+export const start = (options: SimulatorFeedOptions, publish?: Publish) =>
   Effect.gen(function*() {
     const market = yield* Market
-    const apply = publish ?? ((events: ReadonlyArray<MarketEvent>) => Effect.sync(() => void market.apply(events)))
+    const apply: Publish = publish ?? ((events) => Effect.sync(() => void market.apply(events)))
     const now = yield* Clock.currentTimeMillis
     const simulator = new Simulator.MarketSimulator({
       seed: options.seed,
@@ -47,13 +48,18 @@ export const run = (
       tradesPerSecond: options.tradesPerSecond,
       launchesPerMinute: options.launchesPerMinute
     })
-    // warm-up: simulated history up to now, in minute steps
     for (let t = now - options.warmUpMs + 60_000; t < now; t += 60_000) {
       const events = simulator.advance(t)
       for (let i = 0; i < events.length; i += warmUpBatch) yield* apply(events.slice(i, i + warmUpBatch))
       yield* Effect.yieldNow
     }
-    let lastAdvance = now
+    yield* Effect.forkScoped(feedLive(simulator, market, apply, options.tickMs))
+    return simulator
+  })
+
+const feedLive = (simulator: Simulator.MarketSimulator, market: Market["Service"], apply: Publish, tickMs: number) =>
+  Effect.gen(function*() {
+    let lastAdvance = 0
     for (;;) {
       const at = yield* Clock.currentTimeMillis
       const events = simulator.advance(at)
@@ -62,6 +68,6 @@ export const run = (
         market.advanceTo(at)
         lastAdvance = at
       }
-      yield* Effect.sleep(Duration.millis(options.tickMs))
+      yield* Effect.sleep(Duration.millis(tickMs))
     }
   })

@@ -10,7 +10,7 @@
  * - unknown filter names are ignored: `Schema.Struct` decoding drops unknown keys by default
  *   (`onExcessProperty: "ignore"`), so they never reach the use case.
  */
-import { Schema } from "effect"
+import { Schema, SchemaGetter } from "effect"
 import { ChainSlug, Count, DecimalString, SortOrder } from "./Common.js"
 import { Token } from "./Token.js"
 
@@ -118,6 +118,8 @@ export const DiscoveryFilterFields = Schema.Struct({
   withAtLeastOneSocial: described(Schema.Boolean, "true keeps tokens with at least one social link")
 })
 
+const discoveryFilterNames = Object.keys(DiscoveryFilterFields.fields)
+
 /**
  * Discovery column filters. On the wire (encoded side, which OpenAPI describes) the object is
  * open: any other key is admitted, because an unknown filter name is ignored, not refused. HttpApi's
@@ -130,7 +132,18 @@ export const DiscoveryFilters = Schema.StructWithRest(DiscoveryFilterFields, [Sc
     description:
       "Conditions every token must meet, on top of column defaults; every filter is optional; an unknown filter name is ignored, not refused"
   })
-  .pipe(Schema.decodeTo(DiscoveryFilterFields))
+  .pipe(
+    Schema.decodeTo(DiscoveryFilterFields, {
+      // Unknown filter names are dropped here, so they pass even a decoder that refuses excess
+      // properties elsewhere in the body.
+      decode: SchemaGetter.transform((input: Record<string, unknown>) => {
+        const known: Record<string, unknown> = {}
+        for (const key of discoveryFilterNames) if (key in input) known[key] = input[key]
+        return known as typeof DiscoveryFilterFields.Encoded
+      }),
+      encode: SchemaGetter.transform((fields) => fields as Record<string, unknown>)
+    })
+  )
 export type DiscoveryFilters = typeof DiscoveryFilters.Type
 
 export const ColumnConfig = Schema.Struct({

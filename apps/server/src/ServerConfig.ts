@@ -1,0 +1,46 @@
+/**
+ * The service's configuration, from the environment. Every setting has a working default (the
+ * embedded market on port 8080); an invalid value stops start-up with a message naming it.
+ */
+import { Config, Schema } from "effect"
+import type { Option, Redacted } from "effect"
+import type { SimulatorFeed } from "@spot/application"
+
+export interface ServerConfig {
+  readonly port: number
+  readonly host: string
+  readonly simulator: SimulatorFeed.SimulatorFeedOptions | null
+  /** Signs page cursors; random per process when not set (cursors then end with the process). */
+  readonly cursorSecret: Option.Option<Redacted.Redacted<string>>
+}
+
+const positiveInt = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+const switchOn = (name: string, fallback: boolean) =>
+  Config.Literals(["on", "off", "true", "false", "1", "0"], name).pipe(
+    Config.withDefault(fallback ? "on" : "off"),
+    Config.map((v) => v === "on" || v === "true" || v === "1")
+  )
+
+export const serverConfig: Config.Config<ServerConfig> = Config.all({
+  port: Config.Port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
+  simulatorOn: switchOn("SPOT_SIMULATOR", true),
+  seed: Config.Int("SPOT_SIM_SEED").pipe(Config.withDefault(1)),
+  tradesPerSecond: positiveInt("SPOT_SIM_TRADES_PER_SECOND", 200),
+  launchesPerMinute: positiveInt("SPOT_SIM_LAUNCHES_PER_MINUTE", 120),
+  warmUpMinutes: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1440 })), "SPOT_SIM_WARMUP_MINUTES").pipe(
+    Config.withDefault(20)
+  ),
+  cursorSecret: Config.Redacted("SPOT_CURSOR_SECRET").pipe(Config.option)
+}).pipe(
+  Config.map((c) => ({
+    port: c.port,
+    host: c.host,
+    simulator: c.simulatorOn
+      ? { seed: c.seed, tradesPerSecond: c.tradesPerSecond, launchesPerMinute: c.launchesPerMinute, warmUpMs: c.warmUpMinutes * 60_000, tickMs: 200 }
+      : null,
+    cursorSecret: c.cursorSecret
+  }))
+)

@@ -1,0 +1,53 @@
+/**
+ * The served read endpoints: each decodes its request with the contract's schemas and hands it
+ * to one use case; the use case's typed errors become the envelope in ErrorResponses.
+ */
+import { Effect, type Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { DiscoveryRequest } from "@spot/domain"
+import { DiscoveryQueries, PositionQueries, TokenQueries, TradeQueries } from "@spot/application"
+import type { CursorSecret, Market, ReadError } from "@spot/application"
+import type { ApiError } from "../ApiError.js"
+import * as ApiRoute from "../ApiRoute.js"
+import { discoveryJson, encodeCandles, encodePositionsPage, tokenJson, tradePageJson } from "./Encoding.js"
+import { IdentityTradesParams, OhlcvParams, PositionsParams, TokenParams, TokenPathParams, TokenTradesParams } from "./Params.js"
+
+/** Needs the market and the cursor secret. */
+export const routes: Layer.Layer<
+  never,
+  never,
+  | HttpRouter.HttpRouter
+  | HttpRouter.Request<"Requires", Market.Market>
+  | HttpRouter.Request<"Requires", CursorSecret.CursorSecret>
+  | HttpRouter.Request<"Error", ReadError | ApiError>
+> = HttpRouter.addAll([
+  ApiRoute.get("/v1/tokens/:chain/:address", {
+    params: TokenPathParams,
+    query: TokenParams,
+    handler: ({ params }) => Effect.map(TokenQueries.getToken(params), (token) => ApiRoute.preEncoded(tokenJson(token)))
+  }),
+  ApiRoute.get("/v1/tokens/:chain/:address/ohlcv", {
+    params: TokenPathParams,
+    query: OhlcvParams,
+    handler: ({ params, query }) =>
+      Effect.map(TokenQueries.getCandles(params, query), (candles) => ApiRoute.preEncoded(JSON.stringify(encodeCandles(candles))))
+  }),
+  ApiRoute.get("/v1/tokens/:chain/:address/trades", {
+    params: TokenPathParams,
+    query: TokenTradesParams,
+    handler: ({ params, query }) => Effect.map(TradeQueries.tokenTrades(params, query), (page) => ApiRoute.preEncoded(tradePageJson(page)))
+  }),
+  ApiRoute.get("/v1/trades", {
+    query: IdentityTradesParams,
+    handler: ({ query }) => Effect.map(TradeQueries.identityTrades(query), (page) => ApiRoute.preEncoded(tradePageJson(page)))
+  }),
+  ApiRoute.get("/v1/positions", {
+    query: PositionsParams,
+    handler: ({ query }) =>
+      Effect.map(PositionQueries.positions(query), (page) => ApiRoute.preEncoded(JSON.stringify(encodePositionsPage(page))))
+  }),
+  ApiRoute.post("/v1/discovery", {
+    payload: DiscoveryRequest,
+    handler: ({ payload }) => Effect.map(DiscoveryQueries.discover(payload), (columns) => ApiRoute.preEncoded(discoveryJson(columns)))
+  })
+])

@@ -16,6 +16,7 @@ what="$1"; [ $# -gt 0 ] && shift
 case "$what" in
   start) exec node --import tsx apps/server/src/main.ts "$@" ;;
   test) exec node scripts/test.mjs "$@" ;;
+  keys) exec node --import tsx apps/server/src/keys.ts "$@" ;;
   bench)
     name="$1"; [ $# -gt 0 ] && shift
     if [ -z "$name" ] || [ ! -f "apps/server/bench/$name.ts" ]; then

@@ -2,15 +2,17 @@
  * The composition root: the market, its embedded source, the key store, the limiter and the HTTP
  * API, as layers. `main.ts` launches it; tests build it on port 0.
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { HttpServer } from "effect/http"
-import { createServer } from "node:http"
 import { randomBytes } from "node:crypto"
-import { CursorSecret, KeyStore, Market, SimulatorFeed } from "@spot/application"
-import { ApiServer, Contract, RateLimiterLive, readRoutes } from "@spot/adapters-http"
-import { MemoryKeyStore } from "@spot/adapters-storage"
+import { CursorSecret, KeyStore, Market, RateLimiter, SimulatorFeed } from "@spot/application"
+import { ApiServer, Contract, Encoding, RateLimiterLive, readRoutes } from "@spot/adapters-http"
+import { StreamLayer } from "@spot/adapters-ws"
+import type { StreamLimits } from "@spot/adapters-ws"
+import { ApiKeyHash, FileKeyStore } from "@spot/adapters-storage"
 import type { ServerConfig } from "./ServerConfig.js"
+import { keyFileIn } from "./ServerConfig.js"
+import * as StreamGate from "./StreamGate.js"
 
 const cursorSecretOf = (config: ServerConfig): Uint8Array =>
   Option.match(config.cursorSecret, {
@@ -49,21 +51,27 @@ const marketSummary = Layer.effectDiscard(
   })
 )
 
-/** Prints how to call the service; creates a development key when none is configured. */
-const banner = (config: ServerConfig) => Layer.effectDiscard(
+/**
+ * A key for this process alone when none is configured, so the banner can print a request that
+ * works (held in memory, never written to the key file).
+ */
+const developmentKeyOf = (config: ServerConfig): Redacted.Redacted<string> | undefined =>
+  config.apiKeys.length > 0 ? undefined : Redacted.make(ApiKeyHash.generateApiKey(), { label: "ApiKey" })
+
+/** Prints how to call the service. */
+const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> | undefined) => Layer.effectDiscard(
   Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
-    const keys = yield* KeyStore
     const market = yield* Market.Market
-    const configured = yield* MemoryKeyStore.seedKeysConfig
-    const key = configured.length > 0 ? Redacted.value(configured[0]!) : Redacted.value((yield* keys.create({ name: "development" })).key)
+    const configured = config.apiKeys
+    const key = Redacted.value(developmentKey ?? configured[0]!)
     const port = (server.address as { readonly port?: number }).port ?? config.port
     const base = `http://localhost:${port}`
     let sample: { chain: string; address: string } | undefined
     for (const token of market.engine.allTokens()) if (token.hasMarket && token.holdersCount > 5) sample = token
     const lines = [
       `spot market-data service listening on ${base}`,
-      configured.length > 0 ? "API key: the first of SPOT_API_KEYS" : `development API key (shown once): ${key}`,
+      developmentKey === undefined ? "API key: the first of SPOT_API_KEYS" : `development API key for this run (make lasting ones with npm run keys -- create <name>): ${key}`,
       `  curl -H 'Authorization: Bearer ${key}' ${base}/v1/tokens/${sample?.chain ?? "solana"}/${sample?.address ?? "<address>"}`,
       `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"chains":["solana","base","bsc"],"newPairs":{}}' ${base}/v1/discovery`,
       `  curl ${base}/openapi.json`
@@ -72,18 +80,43 @@ const banner = (config: ServerConfig) => Layer.effectDiscard(
   })
 )
 
-export const layer = (config: ServerConfig) => {
-  const market = Market.layer()
+/**
+ * Replacements for the parts configuration normally decides. Tests feed a market of their own
+ * (simulator off), seed keys and budgets directly, and keep the console quiet.
+ */
+export interface ServerOverrides {
+  /** The market; default an empty one (filled by the simulator when it is on). */
+  readonly market?: Layer.Layer<Market.Market>
+  /** The key store; default the key file in `SPOT_DATA_DIR` plus the keys of `SPOT_API_KEYS`. */
+  readonly keyStore?: Layer.Layer<KeyStore>
+  /** The limiter; default budgets from `SPOT_RATE_LIMIT_*` (the spec's). */
+  readonly rateLimiter?: Layer.Layer<RateLimiter>
+  /** The start-up banner and the 10-second market summary; default on. */
+  readonly announce?: boolean
+  /** Stream limits and timings; default the spec's (`StreamServer.specLimits`). */
+  readonly streamLimits?: Partial<StreamLimits>
+}
+
+export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => {
+  const developmentKey = developmentKeyOf(config)
+  const seedKeys = developmentKey === undefined ? config.apiKeys : [...config.apiKeys, developmentKey]
   const services = Layer.mergeAll(
-    market,
+    overrides.market ?? Market.layer(),
     CursorSecret.layer(cursorSecretOf(config)),
-    MemoryKeyStore.layerConfig,
-    RateLimiterLive.layerConfig
+    overrides.keyStore ?? FileKeyStore.layer({ path: keyFileIn(config.dataDir), seedKeys }),
+    overrides.rateLimiter ?? RateLimiterLive.layerConfig
   )
   // The market warms up before the server listens, so the first request meets a populated market.
-  const http = ApiServer.layer({ routes: readRoutes, contract: Contract }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
+  // /v1/stream shares the port: the stream adapter owns the server's `upgrade` event (docs/streams.md).
+  const stream = StreamLayer.layer({
+    gate: StreamGate.make(),
+    encoders: { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson },
+    ...(overrides.streamLimits === undefined ? {} : { limits: overrides.streamLimits })
+  })
+  const http = Layer.merge(ApiServer.layer({ routes: readRoutes, contract: Contract }), stream).pipe(
+    Layer.provideMerge(StreamLayer.httpServerLayer({ port: config.port, host: config.host })),
     Layer.provide(embeddedMarket(config))
   )
-  return Layer.mergeAll(banner(config), marketSummary).pipe(Layer.provideMerge(http), Layer.provideMerge(services))
+  const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(banner(config, developmentKey), marketSummary)
+  return announcements.pipe(Layer.provideMerge(http), Layer.provideMerge(services))
 }

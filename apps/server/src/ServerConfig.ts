@@ -5,6 +5,13 @@
 import { Config, Schema } from "effect"
 import type { Option, Redacted } from "effect"
 import type { SimulatorFeed } from "@spot/application"
+import { MemoryKeyStore } from "@spot/adapters-storage"
+
+/** Where the service keeps its files (the API key file now): `SPOT_DATA_DIR`, default `.data`. */
+export const dataDirConfig = Config.String("SPOT_DATA_DIR").pipe(Config.withDefault(".data"))
+export const keyFileIn = (dataDir: string): string => `${dataDir}/api-keys.json`
+/** The key file, for the `keys` command (which runs outside the Effect config). */
+export const keyFilePath = (): string => keyFileIn(process.env["SPOT_DATA_DIR"] ?? ".data")
 
 export interface ServerConfig {
   readonly port: number
@@ -12,6 +19,9 @@ export interface ServerConfig {
   readonly simulator: SimulatorFeed.SimulatorFeedOptions | null
   /** Signs page cursors; random per process when not set (cursors then end with the process). */
   readonly cursorSecret: Option.Option<Redacted.Redacted<string>>
+  /** Keys accepted besides the key file (`SPOT_API_KEYS`). */
+  readonly apiKeys: ReadonlyArray<Redacted.Redacted<string>>
+  readonly dataDir: string
 }
 
 const positiveInt = (name: string, fallback: number) =>
@@ -33,7 +43,9 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
   warmUpMinutes: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1440 })), "SPOT_SIM_WARMUP_MINUTES").pipe(
     Config.withDefault(20)
   ),
-  cursorSecret: Config.Redacted("SPOT_CURSOR_SECRET").pipe(Config.option)
+  cursorSecret: Config.Redacted("SPOT_CURSOR_SECRET").pipe(Config.option),
+  apiKeys: MemoryKeyStore.seedKeysConfig,
+  dataDir: dataDirConfig
 }).pipe(
   Config.map((c) => ({
     port: c.port,
@@ -41,6 +53,8 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
     simulator: c.simulatorOn
       ? { seed: c.seed, tradesPerSecond: c.tradesPerSecond, launchesPerMinute: c.launchesPerMinute, warmUpMs: c.warmUpMinutes * 60_000, tickMs: 200 }
       : null,
-    cursorSecret: c.cursorSecret
+    cursorSecret: c.cursorSecret,
+    apiKeys: c.apiKeys,
+    dataDir: c.dataDir
   }))
 )

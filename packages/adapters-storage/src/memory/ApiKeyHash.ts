@@ -7,6 +7,7 @@
  * Keys seeded from configuration (`SPOT_API_KEYS`) are hashed the same way; operators must make
  * them equally random (a short memorable key would be guessable from a leaked hash).
  */
+import * as crypto from "node:crypto"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 
 export const apiKeyPrefix = "sk_live_"
@@ -15,7 +16,11 @@ export const apiKeyPrefix = "sk_live_"
 export const generateApiKey = (): string => apiKeyPrefix + randomBytes(32).toString("base64url")
 
 /** The stored form of a key: SHA-256, base64url (43 characters). */
-export const hashApiKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("base64url")
+export const hashApiKey: (key: string) => string =
+  // crypto.hash (Node 20.12+) is one call, about 4x cheaper than a Hash object; it runs per request.
+  typeof (crypto as { hash?: unknown }).hash === "function"
+    ? (key) => (crypto as unknown as { hash: (algorithm: string, data: string, encoding: string) => string }).hash("sha256", key, "base64url")
+    : (key) => createHash("sha256").update(key, "utf8").digest("base64url")
 
 /**
  * Compares two stored hashes in constant time. A lookup by hash already reveals nothing about the

@@ -14,7 +14,7 @@ export interface RankedColumn {
   readonly tokens: ReadonlyArray<TokenBook>
 }
 
-export const discover = Effect.fn("DiscoveryQueries.discover")(function*(request: DiscoveryRequest) {
+export const discover = Effect.fnUntraced(function*(request: DiscoveryRequest) {
   const issues = new Issues()
   if (request.chains.length === 0) issues.add("chains", "chains names no chain: send one or more chain slugs")
   const chains = new Set<string>()

@@ -26,7 +26,7 @@ export const positionsParameters = [
 export const maxWallets = 100
 const sortFields = ["value", "pnl", "pnlPct", "openedAt", "closedAt"] as const
 
-export const positions = Effect.fn("PositionQueries.positions")(function*(params: Readonly<Record<string, string | undefined>>) {
+export const positions = Effect.fnUntraced(function*(params: Readonly<Record<string, string | undefined>>) {
   const issues = new Issues()
   refuseUnknown(issues, params, positionsParameters)
 

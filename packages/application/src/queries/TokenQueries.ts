@@ -18,7 +18,7 @@ export const defaultCandleCount = 500
 export const maxCandleCount = 5_000
 
 /** The token's state. An unknown token is 404 NOT_FOUND (docs/http-api.md). */
-export const getToken = Effect.fn("TokenQueries.getToken")(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>> = {}) {
+export const getToken = Effect.fnUntraced(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>> = {}) {
   const issues = new Issues()
   const chain = issues.chain("chain", path.chain)
   const address = issues.address("address", chain, path.address)
@@ -38,7 +38,7 @@ export const ohlcvParameters = ["timeframe", "metric", "denomination", "countBac
  * Candles oldest first (spec "GET .../ohlcv" rules 1-4). `from`/`to` are integer Unix ms, `to`
  * exclusive; `countBack` 1-5,000. An unknown token has no candles: an empty list, as with trades.
  */
-export const getCandles = Effect.fn("TokenQueries.getCandles")(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>>) {
+export const getCandles = Effect.fnUntraced(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>>) {
   const issues = new Issues()
   const chain = issues.chain("chain", path.chain)
   const address = issues.address("address", chain, path.address)

@@ -50,7 +50,7 @@ const pageOf = (
 export const tokenTradesParameters = ["limit", "cursor"] as const
 
 /** One token's trades, newest first. An unknown token is an empty page, not 404. */
-export const tokenTrades = Effect.fn("TradeQueries.tokenTrades")(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>>) {
+export const tokenTrades = Effect.fnUntraced(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>>) {
   const issues = new Issues()
   const chain = issues.chain("chain", path.chain)
   const address = issues.address("address", chain, path.address)
@@ -67,7 +67,7 @@ export const tokenTrades = Effect.fn("TradeQueries.tokenTrades")(function*(path:
 export const identityTradesParameters = ["identity", "chains", "limit", "cursor"] as const
 
 /** Recent trades of one identity feed across every token, newest first. */
-export const identityTrades = Effect.fn("TradeQueries.identityTrades")(function*(params: Readonly<Record<string, string | undefined>>) {
+export const identityTrades = Effect.fnUntraced(function*(params: Readonly<Record<string, string | undefined>>) {
   const issues = new Issues()
   refuseUnknown(issues, params, identityTradesParameters)
   const identity = issues.oneOf("identity", params.identity, ["kol", "partnerscan"] as const)

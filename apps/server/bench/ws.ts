@@ -221,10 +221,12 @@ const latency = async () => {
   // A market with many live tokens, and a stream of future events replayed at 2,000 swaps/s of
   // wall-clock time (the simulator's own rate ramps with its token count).
   const now = Date.now()
-  const simulator = new Simulator.MarketSimulator({ seed: 4, startTime: now - 10 * 60_000, tradesPerSecond: 2_000, launchesPerMinute: 400 })
+  const simulator = new Simulator.MarketSimulator({ seed: 4, startTime: now - 3 * 60_000, tradesPerSecond: 2_000, launchesPerMinute: 600 })
   const market = Market.makeMarket()
-  market.apply(simulator.runFor(10 * 60_000))
-  const future = simulator.runFor(20 * 60_000) // runFor counts from startTime: the next 10 minutes
+  market.apply(simulator.runFor(3 * 60_000))
+  // runFor counts from startTime: the next 2 minutes (a small heap: full GCs stay short)
+  const future = simulator.runFor(5 * 60_000)
+  console.log(`latency run: ${market.engine.stats.tokens} tokens, ${future.filter((e) => e.type === "swap").length} swaps to replay`)
   const server = createServer()
   const upgrades = ownUpgrades(server)
   const stream = new StreamServer(market, { gate: admitAll, encoders: { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson } })

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { Receiver } from "ws"
+import * as ws from "ws"
 import { FrameQueue, headerLength } from "../src/Framing.js"
+
+/** ws's client-side frame parser (exported by the package, not declared in @types/ws). */
+interface FrameParser {
+  on(event: "message", listener: (data: Buffer) => void): void
+  on(event: "error", listener: (error: Error) => void): void
+  write(chunk: Buffer, encoding: undefined, callback: () => void): void
+}
+const { Receiver } = ws as unknown as { Receiver: new (options: { isServer: boolean }) => FrameParser }
 
 /** Decodes server frames with ws's own parser (the client side of the protocol). */
 const decode = (bytes: Buffer): Promise<Array<string>> =>

@@ -48,7 +48,8 @@ export const start = (options: SimulatorFeedOptions, publish?: Publish) =>
       tradesPerSecond: options.tradesPerSecond,
       launchesPerMinute: options.launchesPerMinute
     })
-    for (let t = now - options.warmUpMs + 60_000; t < now; t += 60_000) {
+    for (let t = now - options.warmUpMs; t < now; ) {
+      t = Math.min(now, t + 60_000)
       const events = simulator.advance(t)
       for (let i = 0; i < events.length; i += warmUpBatch) yield* apply(events.slice(i, i + warmUpBatch))
       yield* Effect.yieldNow

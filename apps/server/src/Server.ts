@@ -5,13 +5,13 @@
 import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
-import { CursorSecret, KeyStore, Market, RateLimiter, SimulatorFeed } from "@spot/application"
-import { ApiServer, Contract, Encoding, RateLimiterLive, readRoutes } from "@spot/adapters-http"
+import { CursorSecret, EventStore, Ingest, KeyStore, Market, RateLimiter, SimulatorFeed } from "@spot/application"
+import { AdminKeys, ApiServer, Contract, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
-import { ApiKeyHash, FileKeyStore } from "@spot/adapters-storage"
+import { ApiKeyHash, FileKeyStore, PgDatabase, PgEventStore, PgKeyStore } from "@spot/adapters-storage"
 import type { ServerConfig } from "./ServerConfig.js"
-import { keyFileIn } from "./ServerConfig.js"
+import { embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
 import * as StreamGate from "./StreamGate.js"
 
 const cursorSecretOf = (config: ServerConfig): Uint8Array =>
@@ -20,19 +20,43 @@ const cursorSecretOf = (config: ServerConfig): Uint8Array =>
     onSome: (secret) => new TextEncoder().encode(Redacted.value(secret))
   })
 
-/** Starts the simulator (warm-up first) when it is on. */
-const embeddedMarket = (config: ServerConfig) =>
-  config.simulator === null
-    ? Layer.empty
-    : Layer.effectDiscard(
-        Effect.gen(function*() {
-          const started = yield* Clock.currentTimeMillis
-          yield* SimulatorFeed.start(config.simulator!)
-          const market = yield* Market.Market
-          const took = ((yield* Clock.currentTimeMillis) - started) / 1000
-          yield* Console.log(`market warmed up in ${took.toFixed(1)} s: ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
-        })
-      )
+/**
+ * A seed for a simulator resuming after a restart: the log already holds the first run's tokens,
+ * wallets and transactions, so the new run must not draw the same ones again (same seed = same
+ * addresses and hashes). Derived from the configured seed and the log's length: a restart of the
+ * same log still gives the same market.
+ */
+const resumedSeed = (seed: number, lastSeq: number): number => (Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) + lastSeq) | 0
+
+/**
+ * Start-up, in order, before the server listens: fold the whole event log into the market (the
+ * market is a projection of the log), then start the simulator when it is on. A fresh log gets
+ * the warm-up; a log with history resumes at the present without warm-up (the history is
+ * already there; re-simulating it would add a second past), with a seed of its own.
+ */
+const startMarket = (config: ServerConfig, announce: boolean) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const market = yield* Market.Market
+      const ingest = yield* Ingest.Ingest
+      const store = yield* EventStore
+      const started = yield* Clock.currentTimeMillis
+      const replayed = yield* Effect.orDie(ingest.catchUp)
+      const now = yield* Clock.currentTimeMillis
+      market.advanceTo(now)
+      if (announce && replayed > 0) {
+        yield* Console.log(`event log replayed in ${((now - started) / 1000).toFixed(1)} s: ${replayed} events, ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
+      }
+      if (config.simulator === null) return
+      const head = yield* Effect.orDie(store.head)
+      const options = head === null ? config.simulator : { ...config.simulator, warmUpMs: 0, seed: resumedSeed(config.simulator.seed, head.seq) }
+      yield* SimulatorFeed.start(options, Ingest.publishWithRetry(ingest))
+      if (announce && head === null) {
+        const took = ((yield* Clock.currentTimeMillis) - now) / 1000
+        yield* Console.log(`market warmed up in ${took.toFixed(1)} s: ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
+      }
+    })
+  )
 
 /** A line every 10 seconds: what the market holds and how fast it moves. */
 const marketSummary = Layer.effectDiscard(
@@ -71,6 +95,12 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
     for (const token of market.engine.allTokens()) if (token.hasMarket && token.holdersCount > 5) sample = token
     const lines = [
       `spot market-data service listening on ${base}`,
+      config.databaseUrl !== undefined && Option.isSome(config.databaseUrl)
+        ? "event log and API keys: the PostgreSQL server of DATABASE_URL"
+        : `event log: embedded PostgreSQL (PGlite) in ${embeddedDatabaseIn(config.dataDir)} (set DATABASE_URL for a server)`,
+      (config.ingestKeys ?? []).length > 0
+        ? `ingest: POST ${base}/admin/v1/events with a key of SPOT_INGEST_KEYS (docs/ingest.md)`
+        : "ingest: off (set SPOT_INGEST_KEYS to accept POST /admin/v1/events)",
       developmentKey === undefined ? "API key: the first of SPOT_API_KEYS" : `development API key for this run (make lasting ones with npm run keys -- create <name>): ${key}`,
       `  curl -H 'Authorization: Bearer ${key}' ${base}/v1/tokens/${sample?.chain ?? "solana"}/${sample?.address ?? "<address>"}`,
       `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"chains":["solana","base","bsc"],"newPairs":{}}' ${base}/v1/discovery`,
@@ -87,8 +117,13 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
 export interface ServerOverrides {
   /** The market; default an empty one (filled by the simulator when it is on). */
   readonly market?: Layer.Layer<Market.Market>
-  /** The key store; default the key file in `SPOT_DATA_DIR` plus the keys of `SPOT_API_KEYS`. */
+  /**
+   * The key store; default with `DATABASE_URL` the `api_keys` table, otherwise the key file in
+   * `SPOT_DATA_DIR`; both plus the keys of `SPOT_API_KEYS`.
+   */
   readonly keyStore?: Layer.Layer<KeyStore>
+  /** The event log; default PostgreSQL (`DATABASE_URL`, or the embedded PGlite in `SPOT_DATA_DIR/pg`). */
+  readonly eventStore?: Layer.Layer<EventStore>
   /** The limiter; default budgets from `SPOT_RATE_LIMIT_*` (the spec's). */
   readonly rateLimiter?: Layer.Layer<RateLimiter>
   /** The start-up banner and the 10-second market summary; default on. */
@@ -100,10 +135,26 @@ export interface ServerOverrides {
 export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => {
   const developmentKey = developmentKeyOf(config)
   const seedKeys = developmentKey === undefined ? config.apiKeys : [...config.apiKeys, developmentKey]
+  const databaseUrl = config.databaseUrl !== undefined && Option.isSome(config.databaseUrl) ? config.databaseUrl.value : undefined
+  // One database layer, shared (layers are memoized by reference) by the event log and the keys.
+  const database = Layer.orDie(
+    databaseUrl === undefined
+      ? PgDatabase.layerEmbedded({ dataDir: embeddedDatabaseIn(config.dataDir) })
+      : PgDatabase.layerServer({ url: databaseUrl })
+  )
+  // Embedded mode keeps the key file: PGlite is one process's database, and the `keys` command
+  // must work while the server runs.
+  const keyStore = overrides.keyStore ??
+    (databaseUrl === undefined
+      ? FileKeyStore.layer({ path: keyFileIn(config.dataDir), seedKeys })
+      : Layer.orDie(PgKeyStore.layer({ seedKeys })).pipe(Layer.provide(database)))
+  const market = overrides.market ?? Market.layer()
+  const eventStore = overrides.eventStore ?? PgEventStore.layer().pipe(Layer.provide(database))
+  const ingest = Ingest.layer.pipe(Layer.provideMerge(Layer.merge(market, eventStore)))
   const services = Layer.mergeAll(
-    overrides.market ?? Market.layer(),
+    ingest,
     CursorSecret.layer(cursorSecretOf(config)),
-    overrides.keyStore ?? FileKeyStore.layer({ path: keyFileIn(config.dataDir), seedKeys }),
+    keyStore,
     overrides.rateLimiter ?? RateLimiterLive.layerConfig
   )
   // The market warms up before the server listens, so the first request meets a populated market.
@@ -113,9 +164,14 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
     encoders: { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson },
     ...(overrides.streamLimits === undefined ? {} : { limits: overrides.streamLimits })
   })
-  const http = Layer.merge(ApiServer.layer({ routes: readRoutes, contract: Contract }), stream).pipe(
+  const api = ApiServer.layer({
+    routes: Layer.merge(readRoutes, ingestRoutes),
+    contract: Contract,
+    platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make(config.ingestKeys ?? []) } }
+  })
+  const http = Layer.merge(api, stream).pipe(
     Layer.provideMerge(StreamLayer.httpServerLayer({ port: config.port, host: config.host })),
-    Layer.provide(embeddedMarket(config))
+    Layer.provide(startMarket(config, overrides.announce !== false))
   )
   const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(banner(config, developmentKey), marketSummary)
   return announcements.pipe(Layer.provideMerge(http), Layer.provideMerge(services))

@@ -2,14 +2,16 @@
  * The service's configuration, from the environment. Every setting has a working default (the
  * embedded market on port 8080); an invalid value stops start-up with a message naming it.
  */
-import { Config, Schema } from "effect"
-import type { Option, Redacted } from "effect"
+import { Config, Redacted, Schema } from "effect"
+import type { Option } from "effect"
 import type { SimulatorFeed } from "@spot/application"
 import { MemoryKeyStore } from "@spot/adapters-storage"
 
 /** Where the service keeps its files (the API key file now): `SPOT_DATA_DIR`, default `.data`. */
 export const dataDirConfig = Config.String("SPOT_DATA_DIR").pipe(Config.withDefault(".data"))
 export const keyFileIn = (dataDir: string): string => `${dataDir}/api-keys.json`
+/** The embedded PostgreSQL's files. */
+export const embeddedDatabaseIn = (dataDir: string): string => `${dataDir}/pg`
 /** The key file, for the `keys` command (which runs outside the Effect config). */
 export const keyFilePath = (): string => keyFileIn(process.env["SPOT_DATA_DIR"] ?? ".data")
 
@@ -22,7 +24,27 @@ export interface ServerConfig {
   /** Keys accepted besides the key file (`SPOT_API_KEYS`). */
   readonly apiKeys: ReadonlyArray<Redacted.Redacted<string>>
   readonly dataDir: string
+  /**
+   * `DATABASE_URL`: a PostgreSQL server for the event log and the API keys. None: the embedded
+   * PostgreSQL (PGlite) in `${dataDir}/pg`. Omitted (tests): none.
+   */
+  readonly databaseUrl?: Option.Option<Redacted.Redacted<string>>
+  /** `SPOT_INGEST_KEYS`: operator keys of `POST /admin/v1/events`; none: ingest refused (401). */
+  readonly ingestKeys?: ReadonlyArray<Redacted.Redacted<string>>
 }
+
+/** Comma-separated secrets; blanks ignored; absent means none. */
+const secretList = (name: string): Config.Config<ReadonlyArray<Redacted.Redacted<string>>> =>
+  Config.Redacted(name).pipe(
+    Config.map((all) =>
+      Redacted.value(all)
+        .split(",")
+        .map((key) => key.trim())
+        .filter((key) => key.length > 0)
+        .map((key) => Redacted.make(key, { label: name }))
+    ),
+    Config.withDefault<ReadonlyArray<Redacted.Redacted<string>>>([])
+  )
 
 const positiveInt = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
@@ -45,7 +67,9 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
   ),
   cursorSecret: Config.Redacted("SPOT_CURSOR_SECRET").pipe(Config.option),
   apiKeys: MemoryKeyStore.seedKeysConfig,
-  dataDir: dataDirConfig
+  dataDir: dataDirConfig,
+  databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
+  ingestKeys: secretList("SPOT_INGEST_KEYS")
 }).pipe(
   Config.map((c) => ({
     port: c.port,
@@ -55,6 +79,8 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
       : null,
     cursorSecret: c.cursorSecret,
     apiKeys: c.apiKeys,
-    dataDir: c.dataDir
+    dataDir: c.dataDir,
+    databaseUrl: c.databaseUrl,
+    ingestKeys: c.ingestKeys
   }))
 )

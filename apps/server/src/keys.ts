@@ -5,12 +5,13 @@
  *   npm run keys -- list                                   ids, names, dates, status (never keys)
  *   npm run keys -- revoke <id>
  *
+ * With `DATABASE_URL` set, the keys live in that database's `api_keys` table instead.
  * A running server picks changes up within a second.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Clock, Console, Effect, Redacted } from "effect"
+import { Clock, Console, Effect, Layer, Redacted } from "effect"
 import { ApiKey, KeyStore } from "@spot/application"
-import { FileKeyStore } from "@spot/adapters-storage"
+import { FileKeyStore, PgDatabase, PgKeyStore } from "@spot/adapters-storage"
 import { keyFilePath } from "./ServerConfig.js"
 
 const usage = "usage: npm run keys -- create <name> [--expires-in-days N] | list | revoke <id>"
@@ -53,7 +54,12 @@ const program = Effect.gen(function*() {
       return yield* Effect.fail(usage)
   }
 }).pipe(
-  Effect.provide(FileKeyStore.layer({ path: keyFilePath() })),
+  // With DATABASE_URL the server keeps keys in PostgreSQL (docs/storage.md); otherwise the key file.
+  Effect.provide(
+    process.env["DATABASE_URL"]
+      ? Layer.orDie(PgKeyStore.layer().pipe(Layer.provide(PgDatabase.layerServer({ url: Redacted.make(process.env["DATABASE_URL"]) }))))
+      : FileKeyStore.layer({ path: keyFilePath() })
+  ),
   Effect.catch((message) => Effect.flatMap(Console.error(String(typeof message === "string" ? message : (message as { message: string }).message)), () => Effect.sync(() => void (process.exitCode = 2))))
 )
 

@@ -7,6 +7,8 @@
  *   3. IP budget: refused → 429 with the IP's remaining budget and Retry-After;
  *   4. key: missing, malformed, misplaced, unknown, revoked or expired → the same 401 (IP budget
  *      in `X-RateLimit-Remaining`); key store unavailable → 503 (IP budget), never 401;
+ *      Paths under `options.admin.pathPrefix` (`/admin/`) take an operator key instead (AdminKeys),
+ *      with the same 401, and skip the key budget;
  *   5. key budget: refused → 429 with the key's budget and Retry-After;
  *   6. handler (or the 404 of an unknown route), with the key's remaining budget; any failure
  *      becomes the error envelope (ErrorResponses), unexpected ones a logged 500.
@@ -25,6 +27,7 @@ import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiKey, KeyStore, RateLimiter } from "@spot/application"
 import type { ApiKeyRecord, RateDecision } from "@spot/application"
+import * as AdminKeys from "./AdminKeys.js"
 import * as Credentials from "./Credentials.js"
 import * as ErrorResponses from "./ErrorResponses.js"
 import * as RequestId from "./RequestId.js"
@@ -38,6 +41,12 @@ export interface PlatformOptions {
    * the only safe choice when clients can reach the server directly (they could forge the header).
    */
   readonly clientIpHeader?: string
+  /**
+   * Paths starting with `pathPrefix` (the administrative interface, e.g. `/admin/`) are
+   * authenticated with these operator keys instead of customer API keys: same bearer header,
+   * same 401, IP budget only. With no keys configured every such request is refused (401).
+   */
+  readonly admin?: { readonly pathPrefix: string; readonly keys: AdminKeys.AdminKeys }
 }
 
 type HttpEffect = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
@@ -53,6 +62,7 @@ export const make = (options: PlatformOptions = {}) =>
     const limiter = yield* RateLimiter
     const openApiPath = options.openApiPath ?? "/openapi.json"
     const clientIpHeader = options.clientIpHeader?.toLowerCase()
+    const admin = options.admin
     const unauthorizedBody = ErrorResponses.encodeEnvelope(ErrorResponses.unauthorized)
     const unavailableBody = ErrorResponses.encodeEnvelope(ErrorResponses.keyCheckUnavailable)
     const ipLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("ip"))
@@ -152,6 +162,12 @@ export const make = (options: PlatformOptions = {}) =>
         if (!ip.allowed) return refused(429, ipLimitedBody, requestId, ip)
         const key = Credentials.presentedKey(url, request.headers)
         if (key === undefined) return refused(401, unauthorizedBody, requestId, ip)
+        if (admin !== undefined && url.startsWith(admin.pathPrefix)) {
+          if (!admin.keys.accepts(key)) return refused(401, unauthorizedBody, requestId, ip)
+          const remaining = String(ip.remaining)
+          return Effect.map(httpEffect, (response) =>
+            HttpServerResponse.setHeaders(response, { "x-request-id": requestId, "x-ratelimit-remaining": remaining }))
+        }
         const checked = keyStore.verify(Redacted.make(key))
         // An in-memory store answers with an Exit: branch on it now instead of scheduling a
         // continuation (a measurable share of the per-request cost).

@@ -1,2 +1,3 @@
+export * from "./EventStore.js"
 export * from "./KeyStore.js"
 export * from "./RateLimiter.js"

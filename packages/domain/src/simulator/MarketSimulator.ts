@@ -411,7 +411,9 @@ export class MarketSimulator {
     else chain.priceCount++
     const event: NativePriceUpdated = {
       type: "nativePrice",
-      id: `nativePrice:${chain.name}:${chain.priceCount}`,
+      // The time is part of the identity: a later run of the simulator (after a restart, with
+      // another seed) must not reuse the ids of the prices already in the event log.
+      id: `nativePrice:${chain.name}:${time}:${chain.priceCount}`,
       timestamp: time,
       chain: chain.name,
       usd: chain.usdText

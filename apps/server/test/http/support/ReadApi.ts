@@ -12,7 +12,7 @@ import { ErrorEnvelope, Simulator } from "@spot/domain"
 import { Market } from "@spot/application"
 import type { MarketShape, RateLimits } from "@spot/application"
 import { RateLimiterLive } from "@spot/adapters-http"
-import { MemoryKeyStore } from "@spot/adapters-storage"
+import { MemoryEventStore, MemoryKeyStore } from "@spot/adapters-storage"
 import * as Server from "../../../src/Server.js"
 import type { ServerConfig } from "../../../src/ServerConfig.js"
 
@@ -109,6 +109,7 @@ export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => 
   }
   const serverLayer = Server.layer(config, {
     market: Layer.succeed(Market.Market, options.market),
+    eventStore: MemoryEventStore.layer(),
     keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey), Redacted.make(otherApiKey)] }),
     rateLimiter: RateLimiterLive.layer(options.limits ?? { keyPerMinute: 100_000, ipPerMinute: 100_000 }),
     announce: false

@@ -1,0 +1,102 @@
+/**
+ * The PostgreSQL connection, in one of two modes, both behind the same `SqlClient` (same driver,
+ * same SQL, same migrations):
+ *
+ * - server: `DATABASE_URL` names a PostgreSQL server (@effect/sql-pg's own wire driver, a pool);
+ * - embedded (the default): PGlite, PostgreSQL compiled to WASM, running in this process with its
+ *   files in `${SPOT_DATA_DIR}/pg`, served over the PostgreSQL wire protocol on a loopback port
+ *   chosen by the OS (pglite-socket), to which the same driver connects. PGlite runs one query
+ *   at a time, so the pool has a single connection.
+ *
+ * Migrations run when the layer is built, before anything uses the database.
+ */
+import { Duration, Effect, Layer, Redacted } from "effect"
+import type { Scope } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import type { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import type { MigrationError } from "effect/sql/Migrator"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { mkdirSync } from "node:fs"
+import * as Migrations from "./Migrations.js"
+
+export type Database = PgClient.PgClient | SqlClient.SqlClient
+
+export interface ServerOptions {
+  readonly url: Redacted.Redacted<string>
+  /** Tables live in this schema (created when missing); default: the server's search_path. */
+  readonly schema?: string
+  readonly maxConnections?: number
+}
+
+const migrated = <E, R>(client: Layer.Layer<Database, E, R>): Layer.Layer<Database, E | SqlError | MigrationError, R> =>
+  Layer.tap(client, (context) => Effect.asVoid(Effect.provide(Migrations.run, context)))
+
+/** A plain connection to a server, no migrations (administrative statements, tools). */
+export const layerClient = (options: { readonly url: Redacted.Redacted<string>; readonly maxConnections?: number }): Layer.Layer<Database, SqlError> =>
+  PgClient.layer({ url: options.url, maxConnections: options.maxConnections ?? 1, connectTimeout: Duration.seconds(5) })
+
+/** A PostgreSQL server, migrated. */
+export const layerServer = (options: ServerOptions): Layer.Layer<Database, SqlError | MigrationError> => {
+  const client = PgClient.layer({
+    url: options.url,
+    maxConnections: options.maxConnections ?? 4,
+    connectTimeout: Duration.seconds(5),
+    applicationName: "spot-market-data",
+    ...(options.schema === undefined ? {} : { startupParameters: { search_path: options.schema } })
+  })
+  if (options.schema === undefined) return migrated(client)
+  const schema = options.schema
+  const withSchema = Layer.tap(client, (context) =>
+    Effect.provide(
+      Effect.gen(function*() {
+        const sql = yield* PgClient.PgClient
+        yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`
+      }),
+      context
+    ))
+  return migrated(withSchema)
+}
+
+export interface EmbeddedOptions {
+  /** Directory of PGlite's files (created when missing), or `memory://` for a throw-away database. */
+  readonly dataDir: string
+}
+
+/** Starts PGlite and its wire-protocol socket on 127.0.0.1 (OS-chosen port); both close with the scope. */
+export const startEmbedded = (options: EmbeddedOptions & { readonly maxConnections?: number }): Effect.Effect<{ readonly port: number }, SqlError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        if (!options.dataDir.startsWith("memory://")) mkdirSync(options.dataDir, { recursive: true })
+        const db = await PGlite.create(options.dataDir)
+        // More than one socket so a dropped connection can be replaced at once; PGlite still
+        // serializes the queries.
+        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: options.maxConnections ?? 8 })
+        await server.start()
+        return { db, server, port: Number(server.getServerConn().split(":").pop()) }
+      },
+      catch: (cause) => cause
+    }).pipe(Effect.orDie),
+    ({ db, server }) => Effect.promise(async () => {
+      await server.stop()
+      await db.close()
+    })
+  )
+
+/** The embedded database (PGlite), migrated. */
+export const layerEmbedded = (options: EmbeddedOptions): Layer.Layer<Database, SqlError | MigrationError> =>
+  migrated(
+    Layer.unwrap(
+      Effect.map(startEmbedded(options), ({ port }) =>
+        PgClient.layer({
+          host: "127.0.0.1",
+          port,
+          username: "postgres",
+          database: "postgres",
+          maxConnections: 1,
+          connectTimeout: Duration.seconds(30)
+        }))
+    )
+  )

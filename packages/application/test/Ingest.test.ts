@@ -1,0 +1,93 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Stream } from "effect"
+import * as fc from "fast-check"
+import { EventStore, Ingest, Market, StoreUnavailable } from "@spot/application"
+import type { StoredEvent } from "@spot/application"
+import { Events, Simulator } from "@spot/domain"
+import type { MarketEvent } from "@spot/domain"
+
+/** The smallest log with the port's contract (the real ones are tested in adapters-storage). */
+const memoryStore = () => {
+  const log: Array<StoredEvent> = []
+  const ids = new Set<string>()
+  const state = { log, unavailable: false }
+  const down = () => new StoreUnavailable({ message: "down" })
+  const service = EventStore.of({
+    append: (events) => Effect.suspend(() => {
+      if (state.unavailable) return Effect.fail(down())
+      const accepted: Array<MarketEvent> = []
+      for (const e of events) if (!ids.has(e.id)) {
+        ids.add(e.id)
+        accepted.push(e)
+        log.push({ seq: log.length + 1, event: e })
+      }
+      return Effect.succeed({ accepted, duplicates: events.length - accepted.length, lastSeq: accepted.length > 0 ? log.length : 0 })
+    }),
+    replay: (after) => Stream.suspend(() => state.unavailable ? Stream.fail(down()) : Stream.fromIterable(log.length > after ? [log.slice(after)] : [])),
+    head: Effect.succeed(null)
+  })
+  return { state, service }
+}
+
+const simulated = new Simulator.MarketSimulator({ seed: 9, startTime: 1_700_000_000_000, tradesPerSecond: 20, launchesPerMinute: 20 }).runFor(2 * 60_000)
+const wire = simulated.map((e) => Events.encodeMarketEvent(e))
+
+const setup = () => {
+  const { state: store, service } = memoryStore()
+  const market = Market.makeMarket()
+  const layer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, service)]))
+  return { store, market, layer }
+}
+
+describe("Ingest", () => {
+  it("any split of the same events into batches, each sent twice, gives the state of one fold and a log without repeats", () =>
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: wire.length }), { minLength: 1, maxLength: 6 }), (cuts) => {
+        const { store, market, layer } = setup()
+        const bounds = [0, ...[...new Set(cuts)].sort((a, b) => a - b), wire.length]
+        Effect.runSync(Effect.provide(Effect.gen(function*() {
+          const ingest = yield* Ingest.Ingest
+          for (let i = 0; i + 1 < bounds.length; i++) {
+            const batch = wire.slice(bounds[i], bounds[i + 1])
+            const first = yield* ingest.ingest(batch)
+            const again = yield* ingest.ingest(batch)
+            if (first.accepted + first.duplicates !== batch.length) throw new Error("counts")
+            if (again.accepted !== 0) throw new Error("second send accepted events")
+          }
+        }), layer))
+        const reference = Market.makeMarket()
+        reference.apply(simulated)
+        expect(market.engine.stats).toEqual(reference.engine.stats)
+        expect(store.log.map((s) => s.event.id)).toEqual([...new Set(simulated.map((e) => e.id))])
+      }),
+      { numRuns: 8 }
+    ))
+
+  it.effect("an invalid event refuses the whole batch, nothing stored or applied", () => {
+    const { store, market, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const swapAt = wire.findIndex((e) => e.type === "swap")
+      const batch = wire.slice(0, swapAt + 1).map((e, i) => (i === swapAt ? { ...e, tokenAmount: "0" } : e))
+      const error = yield* Effect.flip(ingest.ingest(batch))
+      expect(error._tag).toBe("ValidationFailed")
+      if (error._tag === "ValidationFailed") expect(error.issues.map((i) => i.field)).toEqual([`events[${swapAt}].tokenAmount`])
+      expect(store.log.length).toBe(0)
+      expect(market.engine.stats.events).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("store down: Unavailable, nothing applied; back up: the retry is applied once", () => {
+    const { store, market, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      store.unavailable = true
+      const error = yield* Effect.flip(ingest.ingest(wire.slice(0, 50)))
+      expect(error._tag).toBe("Unavailable")
+      expect(market.engine.stats.events).toBe(0)
+      store.unavailable = false
+      const result = yield* ingest.ingest(wire.slice(0, 50))
+      expect(result).toEqual({ accepted: 50, duplicates: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+})

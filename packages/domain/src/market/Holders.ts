@@ -136,6 +136,9 @@ export class HolderBook {
   private firstTradeAt = new Float64Array(INITIAL_CAPACITY)
   private slotCount = 0
   private addressBytes = 0
+  /** The last wallet looked up and its slot: a swap asks for the same wallet two or three times. */
+  private lastWallet: string | undefined = undefined
+  private lastSlot = 0
 
   /** Non-excluded wallets with a positive balance, and those of them funded by an exchange. */
   private holders = 0
@@ -225,7 +228,7 @@ export class HolderBook {
   /** Balance down (sell, transfer out, burn); never below zero (a larger debit empties the wallet). */
   debit(wallet: string, amount: bigint): void {
     if (amount <= 0n) return
-    const slot = this.slotOf.get(wallet)
+    const slot = this.slotIfAny(wallet)
     if (slot === undefined) return
     const before = this.balances[slot]!
     if (before === 0n) return
@@ -394,8 +397,19 @@ export class HolderBook {
 
   // ---- internals ----
 
+  /** The wallet's slot, if it has one (slots are never removed, so the memo never goes stale). */
+  private slotIfAny(wallet: string): number | undefined {
+    if (wallet === this.lastWallet) return this.lastSlot
+    const slot = this.slotOf.get(wallet)
+    if (slot !== undefined) {
+      this.lastWallet = wallet
+      this.lastSlot = slot
+    }
+    return slot
+  }
+
   private slotFor(wallet: string): number {
-    const existing = this.slotOf.get(wallet)
+    const existing = this.slotIfAny(wallet)
     if (existing !== undefined) return existing
     const slot = this.slotCount++
     if (slot === this.flags.length) this.grow()

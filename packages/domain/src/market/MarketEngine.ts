@@ -13,8 +13,9 @@ import type { MarketEvent } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
 import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
-import { nativeValue, TokenBook } from "./TokenBook.js"
-import { TradeRecord, TradeRing } from "./TradeFeed.js"
+import { nativeUsdValue, nativeValue, TokenBook } from "./TokenBook.js"
+import { TradeRecord, tradeIdOf, TradeRing } from "./TradeFeed.js"
+import type { BuyContext } from "./Holders.js"
 import { fundingOf, WalletDirectory, type WalletRecord } from "./Wallets.js"
 
 export interface EngineOptions {
@@ -28,7 +29,7 @@ export interface EngineOptions {
 
 export const defaultEngineOptions: EngineOptions = {
   tapeRetainMs: 24 * 3_600_000,
-  recentTradesPerToken: 200,
+  recentTradesPerToken: 50,
   identityFeedSize: 20_000
 }
 
@@ -54,14 +55,76 @@ const stablecoinSymbols = new Set(["USDC", "USDT", "DAI", "USD1", "PYUSD", "FDUS
 /** Holder flags as trade flags, in a fixed order. */
 const identityLabels: ReadonlyArray<IdentityFeed> = ["kol", "partnerscan"]
 
+/** Reused for every swap's holder-book call (the book reads it and keeps nothing). */
+const tradeContext: { -readonly [K in keyof BuyContext]: BuyContext[K] } = {
+  block: 0,
+  timestamp: 0,
+  walletFundedAt: null,
+  fundedByCex: false,
+  terminal: null,
+  phishing: false
+}
+
+/** Reused for every swap's position fill (the apply functions read it and keep nothing). */
+const tradeFill: { -readonly [K in keyof Positions.Fill]: Positions.Fill[K] } = {
+  tokenAmount: 0n,
+  valueNative: 0n,
+  valueUsd: 0n,
+  feesNative: 0n,
+  feesUsd: 0n,
+  marketCapNative: 0n,
+  marketCapUsd: 0n,
+  timestamp: 0
+}
+
+/**
+ * Trade flag lists, interned: equal contents share one frozen array, so a trade record holds a
+ * reference instead of its own list. Keyed by the holder-flag list (itself interned per flag set),
+ * the dev mark and the wallet's labels.
+ */
+const devFlagLists = new Map<ReadonlyArray<string>, ReadonlyArray<string>>()
+const labelledFlagLists = new Map<string, ReadonlyArray<string>>()
+const MAX_INTERNED = 4_096
+
+const tradeFlags = (holderFlags: ReadonlyArray<string>, isDev: boolean, labels: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (labels.length === 0) {
+    if (!isDev) return holderFlags
+    let list = devFlagLists.get(holderFlags)
+    if (list === undefined) {
+      list = Object.freeze([...holderFlags, "dev"])
+      devFlagLists.set(holderFlags, list)
+    }
+    return list
+  }
+  const flags: Array<string> = [...holderFlags]
+  if (isDev) flags.push("dev")
+  for (const label of labels) if (!flags.includes(label)) flags.push(label)
+  const key = flags.join("\u0000")
+  let list = labelledFlagLists.get(key)
+  if (list === undefined) {
+    list = Object.freeze(flags)
+    // Labels come from events: past a bound, new combinations are kept per trade, not interned.
+    if (labelledFlagLists.size < MAX_INTERNED) labelledFlagLists.set(key, list)
+  }
+  return list
+}
+
+/** Terminal names, interned (a handful of venues; each event carries its own copy of the text). */
+const terminals = new Map<string, string>()
+const internTerminal = (terminal: string): string => {
+  const known = terminals.get(terminal)
+  if (known !== undefined) return known
+  if (terminals.size < MAX_INTERNED) terminals.set(terminal, terminal)
+  return terminal
+}
+
 export class MarketEngine {
   private readonly tokens = new Map<string, TokenBook>()
   private readonly wallets = new WalletDirectory()
   private positionCount = 0
-  /** Positions by wallet address (an EVM address is the same wallet on every EVM chain). */
-  private readonly positionsByWallet = new Map<string, Array<PositionEntry>>()
   private readonly tokensByCreator = new Map<string, Array<TokenBook>>()
-  private readonly tokenTrades = new Map<string, TradeRing>()
+  /** Tokens by chain, then by canonical address: the per-event lookup builds no key string. */
+  private readonly tokensByChain = new Map<Chain, Map<string, TokenBook>>()
   private readonly identityFeeds: Record<IdentityFeed, TradeRing>
   private readonly nativeUsd = new Map<Chain, Fixed.Fixed>()
   /** Tokens with trades inside the 24-hour window: the only ones whose stats move with time. */
@@ -116,7 +179,7 @@ export class MarketEngine {
       case "nativePrice":
         return undefined
       default:
-        return this.tokens.has(`${event.chain}:${canonicalAddress(event.chain, event.token)}`)
+        return this.tokenOn(event.chain, event.token) !== undefined
           ? undefined
           : `unknown token ${event.chain}:${event.token}: send its tokenLaunched event first`
     }
@@ -232,7 +295,7 @@ export class MarketEngine {
   }
 
   private withToken(chain: Chain, address: string, change: (token: TokenBook) => void, at: number): Rejection {
-    const token = this.tokens.get(`${chain}:${canonicalAddress(chain, address)}`)
+    const token = this.tokenOn(chain, address)
     if (token === undefined) return `unknown token ${chain}:${address}: send its tokenLaunched event first`
     change(token)
     this.touch(token, at)
@@ -266,6 +329,12 @@ export class MarketEngine {
     const creatorWallet = this.wallets.get(e.chain, creator)
     if (creatorWallet !== undefined && creatorWallet.funding.status === "resolved") token.devFunding = creatorWallet.funding
     this.tokens.set(key, token)
+    let onChain = this.tokensByChain.get(e.chain)
+    if (onChain === undefined) {
+      onChain = new Map()
+      this.tokensByChain.set(e.chain, onChain)
+    }
+    onChain.set(address, token)
     const creatorKey = `${e.chain}:${creator}`
     const created = this.tokensByCreator.get(creatorKey)
     if (created === undefined) this.tokensByCreator.set(creatorKey, [token])
@@ -275,111 +344,111 @@ export class MarketEngine {
   }
 
   private onSwap(e: Events.Swap): Rejection {
-    const token = this.tokens.get(`${e.chain}:${canonicalAddress(e.chain, e.token)}`)
-    if (token === undefined) return `unknown token ${e.chain}:${e.token}: send its tokenLaunched event first`
-    const trader = canonicalAddress(e.chain, e.trader)
-    const wallet = this.wallets.getOrCreate(e.chain, trader)
+    const chain = e.chain
+    const token = this.tokenOn(chain, e.token)
+    if (token === undefined) return `unknown token ${chain}:${e.token}: send its tokenLaunched event first`
+    const wallet = this.wallets.getOrCreate(chain, canonicalAddress(chain, e.trader))
+    // The wallet's copy of the address: one string per wallet, shared by its trades and positions.
+    const trader = wallet.address
     const nativeUsd = this.parseUsd(e.nativeUsd)
-    const valueNative = nativeValue(e.chain, e.nativeAmount)
-    const valueUsd = Fixed.mul(valueNative, nativeUsd)
-    const amount = Fixed.fromBaseUnits(e.tokenAmount, token.decimals)
+    const isBuy = e.side === "buy"
+    const timestamp = e.timestamp
+    const tokenAmount = e.tokenAmount
+    const nativeAmount = e.nativeAmount
+    const valueNative = nativeValue(chain, nativeAmount)
+    const valueUsd = nativeUsdValue(chain, nativeAmount, nativeUsd)
+    const amount = Fixed.fromBaseUnits(tokenAmount, token.decimals)
     const priceNative = Fixed.div(valueNative, amount)
     const priceUsd = Fixed.div(valueUsd, amount)
     const marketCapNative = token.marketCapOf(priceNative)
     const marketCapUsd = token.marketCapOf(priceUsd)
 
     token.pool(e.pool, e.dex, e.quoteAddress, e.quoteSymbol)
-    const fees = token.fees
-    const feeTx = nativeValue(e.chain, e.fees.transaction)
-    const feeValidator = nativeValue(e.chain, e.fees.validator)
-    const feePlatform = nativeValue(e.chain, e.fees.platform)
-    const feeDex = nativeValue(e.chain, e.fees.dex)
+    // Fee sums: native in base units, USD valued per swap; zero terms (common) cost nothing.
+    const fees = e.fees
+    const feeTx = fees.transaction
+    const feeValidator = fees.validator
+    const feePlatform = fees.platform
+    const feeDex = fees.dex
     if (feeTx !== 0n) {
-      fees.transaction.native += feeTx
-      fees.transaction.usd += Fixed.mul(feeTx, nativeUsd)
+      token.feeTransactionUnits += feeTx
+      token.feeTransactionUsd += nativeUsdValue(chain, feeTx, nativeUsd)
     }
     if (feeValidator !== 0n) {
-      fees.validator.native += feeValidator
-      fees.validator.usd += Fixed.mul(feeValidator, nativeUsd)
+      token.feeValidatorUnits += feeValidator
+      token.feeValidatorUsd += nativeUsdValue(chain, feeValidator, nativeUsd)
     }
     if (feePlatform !== 0n) {
-      fees.platform.native += feePlatform
-      fees.platform.usd += Fixed.mul(feePlatform, nativeUsd)
+      token.feePlatformUnits += feePlatform
+      token.feePlatformUsd += nativeUsdValue(chain, feePlatform, nativeUsd)
     }
     if (feeDex !== 0n) {
-      fees.dex.native += feeDex
-      fees.dex.usd += Fixed.mul(feeDex, nativeUsd)
+      token.feeDexUnits += feeDex
+      token.feeDexUsd += nativeUsdValue(chain, feeDex, nativeUsd)
     }
-    token.volume.native += valueNative
-    token.volume.usd += valueUsd
+    token.volumeNativeUnits += nativeAmount
+    token.volumeUsd += valueUsd
 
-    const holderFlags = token.holders.recordTrade(trader, e.side, {
-      block: e.block,
-      timestamp: e.timestamp,
-      walletFundedAt: wallet.fundedAt,
-      fundedByCex: wallet.fundedByCex,
-      terminal: e.terminal,
-      phishing: wallet.hasLabel("phishing")
-    })
-    if (e.side === "buy") token.holders.credit(trader, e.tokenAmount)
-    else token.holders.debit(trader, e.tokenAmount)
+    const context = tradeContext
+    context.block = e.block
+    context.timestamp = timestamp
+    context.walletFundedAt = wallet.fundedAt
+    context.fundedByCex = wallet.fundedByCex
+    context.terminal = e.terminal
+    context.phishing = wallet.labels.length !== 0 && wallet.hasLabel("phishing")
+    const holderFlags = token.holders.recordTrade(trader, isBuy ? "buy" : "sell", context)
+    if (isBuy) token.holders.credit(trader, tokenAmount)
+    else token.holders.debit(trader, tokenAmount)
 
-    token.tape.append(e.timestamp, e.side, priceNative, priceUsd, marketCapNative, marketCapUsd, valueNative, valueUsd)
-    token.recordPrice(priceNative, priceUsd, e.timestamp)
+    token.tape.append(timestamp, isBuy ? "buy" : "sell", priceNative, priceUsd, marketCapNative, marketCapUsd, valueNative, valueUsd)
+    token.recordPrice(priceNative, priceUsd, timestamp, marketCapNative, marketCapUsd)
     this.activeTokens.add(token)
-    this.touch(token, e.timestamp)
+    this.touch(token, timestamp)
 
     // the wallet's position
-    const entry = this.positionOf(token, wallet, e.timestamp)
+    const entry = this.positionOf(token, wallet, timestamp)
     // Explicit charges the trader paid; the dex fee is already inside the execution price.
-    const feesNative = feeTx + feeValidator + feePlatform
-    const fill: Positions.Fill = {
-      tokenAmount: e.tokenAmount,
-      valueNative,
-      valueUsd,
-      feesNative,
-      feesUsd: Fixed.mul(feesNative, nativeUsd),
-      marketCapNative,
-      marketCapUsd,
-      timestamp: e.timestamp
-    }
-    if (e.side === "buy") Positions.applyBuy(entry.state, fill)
+    const feeUnits = feeTx + feeValidator + feePlatform
+    const fill = tradeFill
+    fill.tokenAmount = tokenAmount
+    fill.valueNative = valueNative
+    fill.valueUsd = valueUsd
+    fill.feesNative = feeUnits === 0n ? 0n : nativeValue(chain, feeUnits)
+    fill.feesUsd = feeUnits === 0n ? 0n : nativeUsdValue(chain, feeUnits, nativeUsd)
+    fill.marketCapNative = marketCapNative
+    fill.marketCapUsd = marketCapUsd
+    fill.timestamp = timestamp
+    if (isBuy) Positions.applyBuy(entry.state, fill)
     else Positions.applySell(entry.state, fill)
     this.changedPositions.add(entry)
 
-    // the trade object
-    const flags: Array<string> = []
-    for (const f of holderFlags) flags.push(f)
-    if (trader === token.creator) flags.push("dev")
-    for (const label of wallet.labels) if (!flags.includes(label)) flags.push(label)
-    const record = new TradeRecord(++this.seq, {
-      eventId: e.id,
-      chain: e.chain,
-      token: token.address,
-      name: token.metadata.name,
-      symbol: token.metadata.symbol,
+    // the trade object: the swap's inputs and shared references; its figures are derived on read
+    const record = new TradeRecord(
+      ++this.seq,
+      tradeIdOf(e.id),
+      token,
+      token.supply,
+      token.metadata,
       trader,
-      transactionHash: e.transactionHash,
-      side: e.side,
-      amount,
-      priceNative,
-      priceUsd,
-      valueNative,
-      valueUsd,
-      marketCapNative,
-      marketCapUsd,
-      flags,
-      terminal: e.terminal,
-      identities: wallet.identities,
-      timestamp: e.timestamp
-    })
-    let ring = this.tokenTrades.get(token.key)
+      e.transactionHash,
+      isBuy ? "buy" : "sell",
+      tokenAmount,
+      nativeAmount,
+      nativeUsd,
+      tradeFlags(holderFlags, trader === token.creator, wallet.labels),
+      e.terminal === null ? null : internTerminal(e.terminal),
+      wallet.identities,
+      timestamp
+    )
+    let ring = token.recentTrades
     if (ring === undefined) {
       ring = new TradeRing(this.options.recentTradesPerToken)
-      this.tokenTrades.set(token.key, ring)
+      token.recentTrades = ring
     }
     ring.push(record)
-    for (const feed of identityLabels) if (this.inFeed(wallet, feed)) this.identityFeeds[feed].push(record)
+    if (wallet.labels.length !== 0 || wallet.identities.length !== 0) {
+      for (const feed of identityLabels) if (this.inFeed(wallet, feed)) this.identityFeeds[feed].push(record)
+    }
     this.newTrades.push(record)
     this.tradeCount++
     return undefined
@@ -392,7 +461,7 @@ export class MarketEngine {
   }
 
   private onTransfer(e: Events.Transfer): Rejection {
-    const token = this.tokens.get(`${e.chain}:${canonicalAddress(e.chain, e.token)}`)
+    const token = this.tokenOn(e.chain, e.token)
     if (token === undefined) return `unknown token ${e.chain}:${e.token}: send its tokenLaunched event first`
     const from = e.from === null ? null : canonicalAddress(e.chain, e.from)
     const to = e.to === null ? null : canonicalAddress(e.chain, e.to)
@@ -430,9 +499,8 @@ export class MarketEngine {
       token.devFunding = wallet.funding
       this.touch(token, e.timestamp)
     }
-    for (const key of wallet.tokens) {
-      const token = this.tokens.get(key)
-      if (token !== undefined && token.holders.onWalletFunded(address, wallet.fundedAt, wallet.fundedByCex)) this.touch(token, e.timestamp)
+    for (const { token } of wallet.positions) {
+      if (token.holders.onWalletFunded(address, wallet.fundedAt, wallet.fundedByCex)) this.touch(token, e.timestamp)
     }
     return undefined
   }
@@ -442,9 +510,8 @@ export class MarketEngine {
     const wallet = this.wallets.getOrCreate(e.chain, address)
     if (!wallet.setLabel(e.label, e.active)) return undefined
     if (e.label === "phishing") {
-      for (const key of wallet.tokens) {
-        const token = this.tokens.get(key)
-        if (token !== undefined && token.holders.onPhishingLabel(address, e.active)) this.touch(token, e.timestamp)
+      for (const { token } of wallet.positions) {
+        if (token.holders.onPhishingLabel(address, e.active)) this.touch(token, e.timestamp)
       }
     }
     return undefined
@@ -456,10 +523,7 @@ export class MarketEngine {
       entry = { state: Positions.makePosition(wallet.address, token.chain, token.address, token.decimals, at), token, wallet }
       token.positions.set(wallet.address, entry)
       this.positionCount++
-      wallet.tokens.add(token.key)
-      const list = this.positionsByWallet.get(wallet.address)
-      if (list === undefined) this.positionsByWallet.set(wallet.address, [entry])
-      else list.push(entry)
+      wallet.addPosition(entry)
     }
     return entry
   }
@@ -467,7 +531,11 @@ export class MarketEngine {
   // --- reads ------------------------------------------------------------------------------------
 
   token(chain: Chain, address: string): TokenBook | undefined {
-    return this.tokens.get(`${chain}:${canonicalAddress(chain, address)}`)
+    return this.tokenOn(chain, address)
+  }
+
+  private tokenOn(chain: Chain, address: string): TokenBook | undefined {
+    return this.tokensByChain.get(chain)?.get(canonicalAddress(chain, address))
   }
 
   /** Every token, in launch order. */
@@ -481,7 +549,7 @@ export class MarketEngine {
 
   /** The newest trades of one token, newest first, strictly after the keyset position. */
   tokenTradePage(chain: Chain, address: string, after: { timestamp: number; seq: number } | null, limit: number) {
-    const ring = this.tokenTrades.get(`${chain}:${canonicalAddress(chain, address)}`)
+    const ring = this.tokenOn(chain, address)?.recentTrades
     return ring === undefined ? { records: [], hasMore: false } : ring.page(after, limit)
   }
 
@@ -495,7 +563,10 @@ export class MarketEngine {
     return this.wallets.get(chain, canonicalAddress(chain, address))
   }
 
-  /** Every position of the given wallets (any chain); callers narrow further. */
+  /**
+   * Every position of the given wallets (any chain), by chain in `chains` order, then in the order
+   * they were opened; callers narrow further and sort (the positions read has a total order).
+   */
   positionsOfWallets(addresses: ReadonlyArray<string>): Array<PositionEntry> {
     const out: Array<PositionEntry> = []
     const seen = new Set<string>()
@@ -503,8 +574,11 @@ export class MarketEngine {
       for (const address of raw.startsWith("0x") ? [raw.toLowerCase()] : [raw]) {
         if (seen.has(address)) continue
         seen.add(address)
-        const list = this.positionsByWallet.get(address)
-        if (list !== undefined) for (const entry of list) out.push(entry)
+        // One wallet record per chain: an EVM address is the same wallet on every EVM chain.
+        for (const chain of chains) {
+          const wallet = this.wallets.get(chain, address)
+          if (wallet !== undefined) for (const entry of wallet.positions) out.push(entry)
+        }
       }
     }
     return out

@@ -31,22 +31,8 @@ export interface Fill {
   readonly timestamp: number
 }
 
-/**
- * The position's state. Fields without a `lifetime` prefix describe the current cycle (or the last
- * one, once it closed); `lifetime...` fields sum every cycle. Money is `Fixed`, token amounts are
- * base units.
- */
-export interface PositionState {
-  readonly wallet: string
-  readonly chain: Chain
-  readonly token: string
-  readonly decimals: number
-
-  /** Token base units held now; never negative. */
-  holdings: bigint
-  /** True while the current cycle has seen no buy: it was opened by tokens that came in without one. */
-  isTransfer: boolean
-
+/** Sums of a position's cycles before the current one (see `PositionState`). */
+interface EarlierCycles {
   buyCount: number
   sellCount: number
   tokensBought: bigint
@@ -59,41 +45,124 @@ export interface PositionState {
   feesUsd: Fixed.Fixed
   realizedPnlNative: Fixed.Fixed
   realizedPnlUsd: Fixed.Fixed
+}
+
+/**
+ * The position's state. Fields without a `lifetime` prefix describe the current cycle (or the last
+ * one, once it closed); `lifetime...` figures sum every cycle. Money is `Fixed`, token amounts are
+ * base units.
+ *
+ * Every lifetime sum moves exactly like its current-cycle figure, so the state keeps only the sums
+ * of the cycles before the current one (`earlier`, created when a second cycle opens) and a
+ * lifetime figure is `earlier + current`. Most positions live one cycle: they carry no second
+ * copy of each sum and a swap updates each figure once.
+ */
+export class PositionState {
+  /** Token base units held now; never negative. */
+  holdings = 0n
+  /** True while the current cycle has seen no buy: it was opened by tokens that came in without one. */
+  isTransfer = false
+
+  buyCount = 0
+  sellCount = 0
+  tokensBought = 0n
+  tokensSold = 0n
+  investedNative: Fixed.Fixed = 0n
+  investedUsd: Fixed.Fixed = 0n
+  receivedNative: Fixed.Fixed = 0n
+  receivedUsd: Fixed.Fixed = 0n
+  feesNative: Fixed.Fixed = 0n
+  feesUsd: Fixed.Fixed = 0n
+  realizedPnlNative: Fixed.Fixed = 0n
+  realizedPnlUsd: Fixed.Fixed = 0n
   /** Cost of the tokens held now (the weighted average cost times holdings, held exactly). */
-  costBasisNative: Fixed.Fixed
-  costBasisUsd: Fixed.Fixed
-  /** Average cost of one whole token; changes only when tokens come in, kept after the cycle closes. */
-  avgCostNative: Fixed.Fixed
-  avgCostUsd: Fixed.Fixed
+  costBasisNative: Fixed.Fixed = 0n
+  costBasisUsd: Fixed.Fixed = 0n
+  /**
+   * Average cost of one whole token; changes only when tokens come in, kept after the cycle closes.
+   * While `avgCostFromBasis` is set (tokens came in and none left since) it is cost basis over
+   * holdings, computed when read or when tokens next leave; otherwise it is the stored value. Most
+   * positions are never read between swaps, so a buy skips two divisions and two stored bigints.
+   */
+  avgCostFromBasis = false
+  storedAvgCostNative: Fixed.Fixed = 0n
+  storedAvgCostUsd: Fixed.Fixed = 0n
   /** Σ market cap × amount over the cycle's buys (divide by tokensBought) and sells (by tokensSold). */
-  entryMarketCapNativeByAmount: bigint
-  entryMarketCapUsdByAmount: bigint
-  exitMarketCapNativeByAmount: bigint
-  exitMarketCapUsdByAmount: bigint
+  entryMarketCapNativeByAmount = 0n
+  entryMarketCapUsdByAmount = 0n
+  exitMarketCapNativeByAmount = 0n
+  exitMarketCapUsdByAmount = 0n
 
   /** Start of the current cycle. */
   openedAt: number
   /** End of the current cycle; null while it is open. */
-  closedAt: number | null
+  closedAt: number | null = null
   /** Time of the last change. */
   updatedAt: number
   /** Number of changes applied so far. */
-  version: number
+  version = 0
 
-  cycleCount: number
-  winningCycleCount: number
-  lifetimeBuyCount: number
-  lifetimeSellCount: number
-  lifetimeTokensBought: bigint
-  lifetimeTokensSold: bigint
-  lifetimeInvestedNative: Fixed.Fixed
-  lifetimeInvestedUsd: Fixed.Fixed
-  lifetimeReceivedNative: Fixed.Fixed
-  lifetimeReceivedUsd: Fixed.Fixed
-  lifetimeFeesNative: Fixed.Fixed
-  lifetimeFeesUsd: Fixed.Fixed
-  lifetimeRealizedPnlNative: Fixed.Fixed
-  lifetimeRealizedPnlUsd: Fixed.Fixed
+  cycleCount = 0
+  winningCycleCount = 0
+  /** Sums of the cycles before the current one; null while there was none. */
+  earlier: EarlierCycles | null = null
+
+  constructor(
+    readonly wallet: string,
+    readonly chain: Chain,
+    readonly token: string,
+    readonly decimals: number,
+    timestamp: number
+  ) {
+    this.openedAt = timestamp
+    this.updatedAt = timestamp
+  }
+
+  get avgCostNative(): Fixed.Fixed {
+    return this.avgCostFromBasis
+      ? Fixed.mulDiv(this.costBasisNative, Fixed.pow10(this.decimals), this.holdings)
+      : this.storedAvgCostNative
+  }
+  get avgCostUsd(): Fixed.Fixed {
+    return this.avgCostFromBasis ? Fixed.mulDiv(this.costBasisUsd, Fixed.pow10(this.decimals), this.holdings) : this.storedAvgCostUsd
+  }
+
+  get lifetimeBuyCount(): number {
+    return this.earlier === null ? this.buyCount : this.earlier.buyCount + this.buyCount
+  }
+  get lifetimeSellCount(): number {
+    return this.earlier === null ? this.sellCount : this.earlier.sellCount + this.sellCount
+  }
+  get lifetimeTokensBought(): bigint {
+    return this.earlier === null ? this.tokensBought : this.earlier.tokensBought + this.tokensBought
+  }
+  get lifetimeTokensSold(): bigint {
+    return this.earlier === null ? this.tokensSold : this.earlier.tokensSold + this.tokensSold
+  }
+  get lifetimeInvestedNative(): Fixed.Fixed {
+    return this.earlier === null ? this.investedNative : this.earlier.investedNative + this.investedNative
+  }
+  get lifetimeInvestedUsd(): Fixed.Fixed {
+    return this.earlier === null ? this.investedUsd : this.earlier.investedUsd + this.investedUsd
+  }
+  get lifetimeReceivedNative(): Fixed.Fixed {
+    return this.earlier === null ? this.receivedNative : this.earlier.receivedNative + this.receivedNative
+  }
+  get lifetimeReceivedUsd(): Fixed.Fixed {
+    return this.earlier === null ? this.receivedUsd : this.earlier.receivedUsd + this.receivedUsd
+  }
+  get lifetimeFeesNative(): Fixed.Fixed {
+    return this.earlier === null ? this.feesNative : this.earlier.feesNative + this.feesNative
+  }
+  get lifetimeFeesUsd(): Fixed.Fixed {
+    return this.earlier === null ? this.feesUsd : this.earlier.feesUsd + this.feesUsd
+  }
+  get lifetimeRealizedPnlNative(): Fixed.Fixed {
+    return this.earlier === null ? this.realizedPnlNative : this.earlier.realizedPnlNative + this.realizedPnlNative
+  }
+  get lifetimeRealizedPnlUsd(): Fixed.Fixed {
+    return this.earlier === null ? this.realizedPnlUsd : this.earlier.realizedPnlUsd + this.realizedPnlUsd
+  }
 }
 
 /**
@@ -106,55 +175,45 @@ export const makePosition = (
   token: string,
   decimals: number,
   timestamp: number
-): PositionState => ({
-  wallet,
-  chain,
-  token,
-  decimals,
-  holdings: 0n,
-  isTransfer: false,
-  buyCount: 0,
-  sellCount: 0,
-  tokensBought: 0n,
-  tokensSold: 0n,
-  investedNative: 0n,
-  investedUsd: 0n,
-  receivedNative: 0n,
-  receivedUsd: 0n,
-  feesNative: 0n,
-  feesUsd: 0n,
-  realizedPnlNative: 0n,
-  realizedPnlUsd: 0n,
-  costBasisNative: 0n,
-  costBasisUsd: 0n,
-  avgCostNative: 0n,
-  avgCostUsd: 0n,
-  entryMarketCapNativeByAmount: 0n,
-  entryMarketCapUsdByAmount: 0n,
-  exitMarketCapNativeByAmount: 0n,
-  exitMarketCapUsdByAmount: 0n,
-  openedAt: timestamp,
-  closedAt: null,
-  updatedAt: timestamp,
-  version: 0,
-  cycleCount: 0,
-  winningCycleCount: 0,
-  lifetimeBuyCount: 0,
-  lifetimeSellCount: 0,
-  lifetimeTokensBought: 0n,
-  lifetimeTokensSold: 0n,
-  lifetimeInvestedNative: 0n,
-  lifetimeInvestedUsd: 0n,
-  lifetimeReceivedNative: 0n,
-  lifetimeReceivedUsd: 0n,
-  lifetimeFeesNative: 0n,
-  lifetimeFeesUsd: 0n,
-  lifetimeRealizedPnlNative: 0n,
-  lifetimeRealizedPnlUsd: 0n
-})
+): PositionState => new PositionState(wallet, chain, token, decimals, timestamp)
+
+/** Moves the current cycle's sums into `earlier` before a new cycle resets them. */
+const keepEarlierCycle = (p: PositionState): void => {
+  const e = p.earlier
+  if (e === null) {
+    p.earlier = {
+      buyCount: p.buyCount,
+      sellCount: p.sellCount,
+      tokensBought: p.tokensBought,
+      tokensSold: p.tokensSold,
+      investedNative: p.investedNative,
+      investedUsd: p.investedUsd,
+      receivedNative: p.receivedNative,
+      receivedUsd: p.receivedUsd,
+      feesNative: p.feesNative,
+      feesUsd: p.feesUsd,
+      realizedPnlNative: p.realizedPnlNative,
+      realizedPnlUsd: p.realizedPnlUsd
+    }
+    return
+  }
+  e.buyCount += p.buyCount
+  e.sellCount += p.sellCount
+  e.tokensBought += p.tokensBought
+  e.tokensSold += p.tokensSold
+  e.investedNative += p.investedNative
+  e.investedUsd += p.investedUsd
+  e.receivedNative += p.receivedNative
+  e.receivedUsd += p.receivedUsd
+  e.feesNative += p.feesNative
+  e.feesUsd += p.feesUsd
+  e.realizedPnlNative += p.realizedPnlNative
+  e.realizedPnlUsd += p.realizedPnlUsd
+}
 
 /** Starts a cycle: the balance is being lifted from zero. */
 const openCycle = (p: PositionState, timestamp: number, byTransfer: boolean): void => {
+  if (p.cycleCount > 0) keepEarlierCycle(p)
   p.isTransfer = byTransfer
   p.buyCount = 0
   p.sellCount = 0
@@ -170,8 +229,9 @@ const openCycle = (p: PositionState, timestamp: number, byTransfer: boolean): vo
   p.realizedPnlUsd = 0n
   p.costBasisNative = 0n
   p.costBasisUsd = 0n
-  p.avgCostNative = 0n
-  p.avgCostUsd = 0n
+  p.avgCostFromBasis = false
+  p.storedAvgCostNative = 0n
+  p.storedAvgCostUsd = 0n
   p.entryMarketCapNativeByAmount = 0n
   p.entryMarketCapUsdByAmount = 0n
   p.exitMarketCapNativeByAmount = 0n
@@ -195,12 +255,17 @@ const closeCycleIfEmpty = (p: PositionState, timestamp: number): void => {
   if (p.realizedPnlUsd > 0n) p.winningCycleCount++
 }
 
-/** Tokens came in: the average cost per whole token is the cost basis over the holdings. */
+/** Tokens came in: the average cost per whole token is now the cost basis over the holdings. */
 const refreshAverageCost = (p: PositionState): void => {
-  if (p.holdings === 0n) return
-  const unit = Fixed.pow10(p.decimals)
-  p.avgCostNative = Fixed.mulDiv(p.costBasisNative, unit, p.holdings)
-  p.avgCostUsd = Fixed.mulDiv(p.costBasisUsd, unit, p.holdings)
+  if (p.holdings !== 0n) p.avgCostFromBasis = true
+}
+
+/** Tokens are about to leave: fix the average at cost basis over holdings before either moves. */
+const settleAverageCost = (p: PositionState): void => {
+  if (!p.avgCostFromBasis) return
+  p.storedAvgCostNative = p.avgCostNative
+  p.storedAvgCostUsd = p.avgCostUsd
+  p.avgCostFromBasis = false
 }
 
 const touch = (p: PositionState, timestamp: number): void => {
@@ -222,17 +287,11 @@ export const applyBuy = (p: PositionState, fill: Fill): void => {
   p.isTransfer = false
   p.holdings += amount
   p.buyCount++
-  p.lifetimeBuyCount++
   p.tokensBought += amount
-  p.lifetimeTokensBought += amount
   p.investedNative += fill.valueNative
   p.investedUsd += fill.valueUsd
-  p.lifetimeInvestedNative += fill.valueNative
-  p.lifetimeInvestedUsd += fill.valueUsd
   p.feesNative += fill.feesNative
   p.feesUsd += fill.feesUsd
-  p.lifetimeFeesNative += fill.feesNative
-  p.lifetimeFeesUsd += fill.feesUsd
   p.costBasisNative += fill.valueNative
   p.costBasisUsd += fill.valueUsd
   p.entryMarketCapNativeByAmount += fill.marketCapNative * amount
@@ -247,23 +306,18 @@ export const applySell = (p: PositionState, fill: Fill): void => {
   // Selling more than we saw arrive: the missing tokens came in unseen (an earlier transfer or
   // history before ours), so they are received without cost first, exactly like a transfer in.
   if (amount > p.holdings) receiveWithoutCost(p, amount - p.holdings, fill.timestamp)
+  settleAverageCost(p)
   const costOutNative = Fixed.mulDiv(p.costBasisNative, amount, p.holdings)
   const costOutUsd = Fixed.mulDiv(p.costBasisUsd, amount, p.holdings)
   p.holdings -= amount
   p.costBasisNative -= costOutNative
   p.costBasisUsd -= costOutUsd
   p.sellCount++
-  p.lifetimeSellCount++
   p.tokensSold += amount
-  p.lifetimeTokensSold += amount
   p.receivedNative += fill.valueNative
   p.receivedUsd += fill.valueUsd
-  p.lifetimeReceivedNative += fill.valueNative
-  p.lifetimeReceivedUsd += fill.valueUsd
   p.feesNative += fill.feesNative
   p.feesUsd += fill.feesUsd
-  p.lifetimeFeesNative += fill.feesNative
-  p.lifetimeFeesUsd += fill.feesUsd
   p.exitMarketCapNativeByAmount += fill.marketCapNative * amount
   p.exitMarketCapUsdByAmount += fill.marketCapUsd * amount
   // A cycle no buy opened realizes nothing: its tokens cost nothing, and counting their whole
@@ -273,8 +327,6 @@ export const applySell = (p: PositionState, fill: Fill): void => {
     const realizedUsd = fill.valueUsd - costOutUsd
     p.realizedPnlNative += realizedNative
     p.realizedPnlUsd += realizedUsd
-    p.lifetimeRealizedPnlNative += realizedNative
-    p.lifetimeRealizedPnlUsd += realizedUsd
   }
   touch(p, fill.timestamp)
   closeCycleIfEmpty(p, fill.timestamp)
@@ -290,6 +342,7 @@ export const applyTransferOut = (p: PositionState, amount: bigint, timestamp: nu
   // Tokens we never saw arrive cannot leave our books: the move is capped at the holdings.
   const moved = amount > p.holdings ? p.holdings : amount
   if (moved > 0n) {
+    settleAverageCost(p)
     p.costBasisNative -= Fixed.mulDiv(p.costBasisNative, moved, p.holdings)
     p.costBasisUsd -= Fixed.mulDiv(p.costBasisUsd, moved, p.holdings)
     p.holdings -= moved

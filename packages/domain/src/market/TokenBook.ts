@@ -9,6 +9,7 @@ import type { TokenMetadataFields } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
 import type { Token } from "../wire/Token.js"
 import { HolderBook } from "./Holders.js"
+import type { TradeRing } from "./TradeFeed.js"
 import { TradeTape } from "./TradeTape.js"
 import type { PositionEntry } from "./MarketEngine.js"
 import type { FundingValue } from "./Wallets.js"
@@ -30,7 +31,8 @@ interface MoneyFixed {
   usd: Fixed.Fixed
 }
 
-const zeroMoney = (): MoneyFixed => ({ native: 0n, usd: 0n })
+/** The all-time highs before any trade (replaced, never mutated). */
+const noMoney: Readonly<MoneyFixed> = Object.freeze({ native: 0n, usd: 0n })
 
 const money = (m: MoneyFixed) => ({ native: Fixed.format(m.native), usd: Fixed.format(m.usd) })
 
@@ -45,12 +47,24 @@ const emptyMetadata: TokenMetadataFields = {
   discord: null
 }
 
+interface SecurityFacts {
+  readonly mintDisabled: boolean
+  readonly transferBlockable: boolean
+  readonly lpBurntPct: string | null
+  readonly transferFeeBps: number | null
+}
+
+const unscored: SecurityFacts = Object.freeze({ mintDisabled: false, transferBlockable: false, lpBurntPct: null, transferFeeBps: null })
+
 /** Addresses that never count as holders: burn sinks. Pools and the curve are added per token. */
 const burnAddresses = new Set([
   "1nc1nerator11111111111111111111111111111111",
   "0x000000000000000000000000000000000000dead",
   "0x0000000000000000000000000000000000000000"
 ])
+
+/** Shared by every token without curve readings (never mutated: the first reading replaces it). */
+const noSamples: Array<number> = []
 
 const CURVE_HISTORY_MS = 3_600_000
 const CURVE_SAMPLE_MS = 60_000
@@ -62,40 +76,53 @@ export class TokenBook implements DiscoveryCandidate {
   graduatedAt: number | null = null
   graduatedToPool: string | null = null
   graduatedToDex: string | null = null
-  readonly pools = new Map<string, PoolState>()
+  /** Pools in the order first seen (tokens have one to a few; looked up by a linear scan). */
+  readonly pools: Array<PoolState> = []
   /** Every wallet's position in this token, by wallet address. */
   readonly positions = new Map<string, PositionEntry>()
   priceNative: Fixed.Fixed = 0n
   priceUsd: Fixed.Fixed = 0n
   hasMarket = false
-  athPrice: MoneyFixed = zeroMoney()
+  athPrice: Readonly<MoneyFixed> = noMoney
   athPriceAt = 0
-  athMarketCap: MoneyFixed = zeroMoney()
+  athMarketCap: Readonly<MoneyFixed> = noMoney
   athMarketCapAt = 0
-  readonly volume: MoneyFixed = zeroMoney()
-  readonly fees = { transaction: zeroMoney(), validator: zeroMoney(), platform: zeroMoney(), dex: zeroMoney() }
-  security = {
-    mintDisabled: false,
-    transferBlockable: false,
-    lpBurntPct: null as string | null,
-    transferFeeBps: null as number | null
-  }
+  /**
+   * All-time volume and the four fee kinds: native sums in the chain's native base units (exact,
+   * converted to Fixed on read), USD sums as Fixed, each term valued at its swap's `nativeUsd`.
+   */
+  volumeNativeUnits = 0n
+  volumeUsd: Fixed.Fixed = 0n
+  feeTransactionUnits = 0n
+  feeTransactionUsd: Fixed.Fixed = 0n
+  feeValidatorUnits = 0n
+  feeValidatorUsd: Fixed.Fixed = 0n
+  feePlatformUnits = 0n
+  feePlatformUsd: Fixed.Fixed = 0n
+  feeDexUnits = 0n
+  feeDexUsd: Fixed.Fixed = 0n
+  /** Replaced whole by each `securityScored` (the default is shared by every unscored token). */
+  security: SecurityFacts = unscored
   platforms: Array<{ platform: string; isPaid: boolean; paidAt: number | null }> = []
   devFunding: FundingValue = unresolvedFunding
   updatedAt: number
   readonly tape: TradeTape
+  /** The newest trades of this token (created by the engine on the first trade). */
+  recentTrades: TradeRing | undefined = undefined
   readonly holders: HolderBook
   /** Curve readings, one per minute at most, over the last hour (for bondingCurveActivity). */
-  private curveSamples: Array<number> = []
+  private curveSamples: Array<number> = noSamples
   private cachedWire: Token | undefined
-  private poolCount = 0
+  private currentSupply: bigint
+  /** `currentSupply` in whole tokens as a Fixed: every market cap multiplies by it. */
+  private supplyWhole: Fixed.Fixed
 
   constructor(
     readonly chain: Chain,
     readonly address: string,
     readonly creator: string,
     readonly decimals: number,
-    public supply: bigint,
+    supply: bigint,
     readonly launchpad: string | null,
     readonly hasCurve: boolean,
     readonly launchBlock: number,
@@ -104,10 +131,21 @@ export class TokenBook implements DiscoveryCandidate {
     tapeRetainMs: number
   ) {
     this.key = `${chain}:${address}`
+    this.currentSupply = supply
+    this.supplyWhole = Fixed.fromBaseUnits(supply, decimals)
     this.bondingCurvePct = hasCurve ? 0n : null
     this.updatedAt = createdAt
     this.tape = new TradeTape({ retainMs: tapeRetainMs })
     this.holders = new HolderBook(supply, creator, launchBlock, (a) => this.isExcludedFromTop10(a))
+  }
+
+  /** Total supply in base units. */
+  get supply(): bigint {
+    return this.currentSupply
+  }
+  set supply(value: bigint) {
+    this.currentSupply = value
+    this.supplyWhole = Fixed.fromBaseUnits(value, this.decimals)
   }
 
   // --- discovery candidate view -------------------------------------------------------------
@@ -147,12 +185,12 @@ export class TokenBook implements DiscoveryCandidate {
   }
   get liquidityUsd(): Fixed.Fixed {
     let sum = 0n
-    for (const pool of this.pools.values()) sum += pool.liquidityUsd
+    for (const pool of this.pools) sum += pool.liquidityUsd
     return sum
   }
   get liquidityNative(): Fixed.Fixed {
     let sum = 0n
-    for (const pool of this.pools.values()) sum += pool.liquidityNative
+    for (const pool of this.pools) sum += pool.liquidityNative
     return sum
   }
   get holdersCount(): number {
@@ -174,7 +212,7 @@ export class TokenBook implements DiscoveryCandidate {
     return this.holders.top10Pct()
   }
   get globalFeesPaidUsd(): Fixed.Fixed {
-    return this.fees.platform.usd + this.fees.dex.usd
+    return this.feePlatformUsd + this.feeDexUsd
   }
   get bondingCurveActivity(): number {
     if (this.bondingCurvePct === null || this.curveSamples.length === 0) return 0
@@ -185,11 +223,11 @@ export class TokenBook implements DiscoveryCandidate {
 
   /** Whole-token supply × price. */
   marketCapOf(price: Fixed.Fixed): Fixed.Fixed {
-    return Fixed.mul(price, Fixed.fromBaseUnits(this.supply, this.decimals))
+    return Fixed.mul(price, this.supplyWhole)
   }
 
   isExcludedFromTop10(address: string): boolean {
-    return burnAddresses.has(address) || this.pools.has(address) || address === this.address
+    return burnAddresses.has(address) || this.poolAt(address) !== undefined || address === this.address
   }
 
   touch(at: number): void {
@@ -206,17 +244,23 @@ export class TokenBook implements DiscoveryCandidate {
 
   /** The pool a swap or liquidity event names, registered on first sight. */
   pool(address: string, dex: string, anchorAddress: string, anchorSymbol: string): PoolState {
-    let pool = this.pools.get(address)
+    let pool = this.poolAt(address)
     if (pool === undefined) {
-      pool = { address, dex, anchorAddress, anchorSymbol, liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.poolCount++ }
-      this.pools.set(address, pool)
+      pool = { address, dex, anchorAddress, anchorSymbol, liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length }
+      this.pools.push(pool)
     }
     return pool
   }
 
+  poolAt(address: string): PoolState | undefined {
+    const pools = this.pools
+    for (let i = 0; i < pools.length; i++) if (pools[i]!.address === address) return pools[i]
+    return undefined
+  }
+
   deepestPool(): PoolState | undefined {
     let best: PoolState | undefined
-    for (const pool of this.pools.values()) {
+    for (const pool of this.pools) {
       if (
         best === undefined ||
         pool.liquidityUsd > best.liquidityUsd ||
@@ -228,7 +272,7 @@ export class TokenBook implements DiscoveryCandidate {
 
   /** Venues of the token's pools, deepest pool first, each venue once. */
   dexes(): Array<string> {
-    const pools = [...this.pools.values()].sort((a, b) =>
+    const pools = [...this.pools].sort((a, b) =>
       a.liquidityUsd === b.liquidityUsd ? a.seenOrder - b.seenOrder : a.liquidityUsd > b.liquidityUsd ? -1 : 1
     )
     const out: Array<string> = []
@@ -237,7 +281,13 @@ export class TokenBook implements DiscoveryCandidate {
   }
 
   /** A trade at `priceNative`/`priceUsd` moves the price and the all-time highs. */
-  recordPrice(priceNative: Fixed.Fixed, priceUsd: Fixed.Fixed, at: number): void {
+  recordPrice(
+    priceNative: Fixed.Fixed,
+    priceUsd: Fixed.Fixed,
+    at: number,
+    marketCapNative: Fixed.Fixed = this.marketCapOf(priceNative),
+    marketCapUsd: Fixed.Fixed = this.marketCapOf(priceUsd)
+  ): void {
     this.priceNative = priceNative
     this.priceUsd = priceUsd
     this.hasMarket = true
@@ -245,9 +295,8 @@ export class TokenBook implements DiscoveryCandidate {
       this.athPrice = { native: priceNative, usd: priceUsd }
       this.athPriceAt = at
     }
-    const mcapUsd = this.marketCapOf(priceUsd)
-    if (mcapUsd > this.athMarketCap.usd) {
-      this.athMarketCap = { native: this.marketCapOf(priceNative), usd: mcapUsd }
+    if (marketCapUsd > this.athMarketCap.usd) {
+      this.athMarketCap = { native: marketCapNative, usd: marketCapUsd }
       this.athMarketCapAt = at
     }
   }
@@ -257,7 +306,8 @@ export class TokenBook implements DiscoveryCandidate {
     // samples: [time0, pct0, time1, pct1, ...] oldest first, at most one per minute, last hour only
     const value = Fixed.toNumber(pct)
     const n = this.curveSamples.length
-    if (n === 0 || at - this.curveSamples[n - 2]! >= CURVE_SAMPLE_MS) this.curveSamples.push(at, value)
+    if (n === 0) this.curveSamples = [at, value]
+    else if (at - this.curveSamples[n - 2]! >= CURVE_SAMPLE_MS) this.curveSamples.push(at, value)
     let drop = 0
     while (drop + 2 < this.curveSamples.length && this.curveSamples[drop + 2]! <= at - CURVE_HISTORY_MS) drop += 2
     if (drop > 0) this.curveSamples = this.curveSamples.slice(drop)
@@ -304,12 +354,12 @@ export class TokenBook implements DiscoveryCandidate {
       },
       stats: this.tape.stats(),
       totals: {
-        volume: money(this.volume),
+        volume: this.nativeMoney(this.volumeNativeUnits, this.volumeUsd),
         fees: {
-          transaction: money(this.fees.transaction),
-          validator: money(this.fees.validator),
-          platform: money(this.fees.platform),
-          dex: money(this.fees.dex)
+          transaction: this.nativeMoney(this.feeTransactionUnits, this.feeTransactionUsd),
+          validator: this.nativeMoney(this.feeValidatorUnits, this.feeValidatorUsd),
+          platform: this.nativeMoney(this.feePlatformUnits, this.feePlatformUsd),
+          dex: this.nativeMoney(this.feeDexUnits, this.feeDexUsd)
         }
       },
       holders: this.holders.toWire(),
@@ -336,11 +386,26 @@ export class TokenBook implements DiscoveryCandidate {
     return wire
   }
 
+  private nativeMoney(units: bigint, usd: Fixed.Fixed) {
+    return { native: Fixed.format(nativeValue(this.chain, units)), usd: Fixed.format(usd) }
+  }
+
   /** Approximate heap bytes held by this token (for the memory benchmark). */
   heapBytes(): number {
-    return 1_200 + this.pools.size * 200 + this.tape.heapBytes() + this.holders.heapBytes() + this.curveSamples.length * 8
+    return 1_200 + this.pools.length * 200 + this.tape.heapBytes() + this.holders.heapBytes() + this.curveSamples.length * 8
   }
 }
 
 /** The native asset's whole-unit value of `amount` base units. */
 export const nativeValue = (chain: Chain, amount: bigint): Fixed.Fixed => Fixed.fromBaseUnits(amount, nativeAsset[chain].decimals)
+
+/**
+ * `Fixed.mul(nativeValue(chain, amount), usdPerNative)` with one multiplication fewer: scaling
+ * both sides of a truncating division by the same power of ten leaves its quotient unchanged.
+ */
+export const nativeUsdValue = (chain: Chain, amount: bigint, usdPerNative: Fixed.Fixed): Fixed.Fixed => {
+  const decimals = nativeAsset[chain].decimals
+  return decimals <= Fixed.SCALE_DIGITS
+    ? (amount * usdPerNative) / Fixed.pow10(decimals)
+    : Fixed.mul(Fixed.fromBaseUnits(amount, decimals), usdPerNative)
+}

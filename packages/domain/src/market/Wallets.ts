@@ -4,6 +4,7 @@
 import type { Chain } from "../Chain.js"
 import type { WalletFunded } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
+import type { PositionEntry } from "./MarketEngine.js"
 
 export interface IdentityProfileValue {
   readonly source: string
@@ -53,14 +54,28 @@ export const fundingOf = (event: WalletFunded): FundingValue => ({
   tx: event.transactionHash
 })
 
+const noLabels: ReadonlyArray<string> = Object.freeze([])
+const noIdentities: ReadonlyArray<IdentityProfileValue> = Object.freeze([])
+
+/** Shared by every wallet without positions (most funded-only wallets never trade). */
+const noPositions: ReadonlyArray<PositionEntry> = Object.freeze([])
+
 export class WalletRecord {
   funding: FundingValue = unresolvedFunding
-  /** Active labels (kol, partnerscan, phishing, whale, partner, ...), in the order first set. */
-  labels: Array<string> = []
-  identities: Array<IdentityProfileValue> = []
-  /** Keys (`chain:token`) of every token this wallet holds or held a position in. */
-  readonly tokens = new Set<string>()
+  /**
+   * Active labels (kol, partnerscan, phishing, whale, partner, ...), in the order first set. Both
+   * lists are replaced, never mutated (trades keep a reference), and start as shared empty lists.
+   */
+  labels: ReadonlyArray<string> = noLabels
+  identities: ReadonlyArray<IdentityProfileValue> = noIdentities
+  /** The wallet's positions on this chain, in the order they were opened (one per token). */
+  positions: ReadonlyArray<PositionEntry> = noPositions
   constructor(readonly chain: Chain, readonly address: string) {}
+
+  addPosition(entry: PositionEntry): void {
+    if (this.positions === noPositions) this.positions = [entry]
+    else (this.positions as Array<PositionEntry>).push(entry)
+  }
 
   hasLabel(label: string): boolean {
     return this.labels.includes(label)

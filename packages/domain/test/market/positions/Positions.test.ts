@@ -424,6 +424,26 @@ describe("Positions properties", () => {
     })
   })
 
+  it.prop("the average cost is set when tokens come in, kept when they leave, and reading it changes nothing", [steps], ([input]) => {
+    let expectedNative = 0n
+    let expectedUsd = 0n
+    const watched = run(input, (state, applied) => {
+      if (applied.before === 0n && (applied.kind === "buy" || applied.kind === "transferIn")) {
+        expectedNative = 0n // a new cycle starts from no average
+        expectedUsd = 0n
+      }
+      if ((applied.kind === "buy" || applied.kind === "transferIn") && state.holdings > 0n) {
+        expectedNative = (state.costBasisNative * UNIT) / state.holdings
+        expectedUsd = (state.costBasisUsd * UNIT) / state.holdings
+      }
+      expect(state.avgCostNative).toBe(expectedNative)
+      expect(state.avgCostUsd).toBe(expectedUsd)
+    })
+    // The same steps with nothing read in between end in the same position.
+    const unwatched = run(input)
+    expect(JSON.stringify(wire(unwatched))).toBe(JSON.stringify(wire(watched)))
+  })
+
   it.prop("lifetime sums every cycle and counts winning closed cycles", [steps], ([input]) => {
     let closedRealizedUsd = 0n
     let closedRealizedNative = 0n

@@ -104,7 +104,8 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
       developmentKey === undefined ? "API key: the first of SPOT_API_KEYS" : `development API key for this run (make lasting ones with npm run keys -- create <name>): ${key}`,
       `  curl -H 'Authorization: Bearer ${key}' ${base}/v1/tokens/${sample?.chain ?? "solana"}/${sample?.address ?? "<address>"}`,
       `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"chains":["solana","base","bsc"],"newPairs":{}}' ${base}/v1/discovery`,
-      `  curl ${base}/openapi.json`
+      `  curl ${base}/openapi.json`,
+      `stream: ws://localhost:${port}/v1/stream (same bearer header; frames in docs/streams.md)`
     ]
     yield* Console.log(lines.join("\n"))
   })

@@ -1,0 +1,655 @@
+/**
+ * `pnpm bench ingest`: durable ingest into PostgreSQL with all derived state, against a raw bulk
+ * load of the same rows, and the time a fresh process takes to serve again from the log.
+ *
+ * 1. Durable ingest: simulated events (the engine bench's busy mix), encoded to their wire form
+ *    as an indexer sends them, go through the real ingest use case (`Ingest.ingest`: decode and
+ *    validate against the market, append to `PgEventStore` in one transaction per batch, fold the
+ *    new events into the market) in batches of `--batch` events (default 2,000). Only the
+ *    `ingest` calls are timed; generating and encoding the events is not.
+ * 2. Restart: the service's start command (`node --import tsx apps/server/src/main.ts`) in a child
+ *    process with `DATABASE_URL` = the same database, simulator off; timed from spawn until the
+ *    first authenticated `GET /v1/tokens/{chain}/{address}` answers 200 (it replays the whole log
+ *    before it listens).
+ * 3. Raw baselines, same rows (id, type, occurred_at, body as PgEventStore writes them) into a
+ *    scratch table of the same layout (same columns, primary key, unique id, defaults):
+ *    - `COPY ... FROM STDIN` (text format), one statement per batch (= one commit per batch, the
+ *      durable ingest's commits), spoken by a minimal wire-protocol client in this file: the
+ *      service's driver (@effect/sql-pg) refuses COPY;
+ *    - one `COPY` of all rows (one commit: the database's ceiling);
+ *    - the same driver's multi-row `INSERT ... SELECT FROM unnest(...)` per batch, without
+ *      `ON CONFLICT`/`RETURNING` (the fastest insert that driver can do).
+ *    The COPY row text is built before timing. `copyRowsPerSec` is the faster COPY; the ratio is
+ *    ingest events/s ÷ that (same rows, so the same as COPY time ÷ ingest time).
+ *
+ * Runs against the PostgreSQL server on 127.0.0.1:5432 (trust auth, user postgres) in a database
+ * of its own (`spot_bench_<random>`, dropped at the end, also on Ctrl-C); when none answers (or
+ * with `--embedded`) against embedded PGlite in a temporary directory. A CHECKPOINT precedes each
+ * timed phase so none pays for the previous one's dirty pages.
+ *
+ *   node --expose-gc --max-old-space-size=8192 --import tsx apps/server/bench/ingest.ts
+ *     [--trades 1000000] [--batch 2000] [--seed 1] [--embedded] [--verbose]
+ *
+ * The last line is one JSON object.
+ */
+import { spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import * as net from "node:net"
+import { loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import { Ingest, Market } from "@spot/application"
+import { Events, Simulator } from "@spot/domain"
+import type { MarketEvent } from "@spot/domain"
+import { PgDatabase, PgEventStore } from "@spot/adapters-storage"
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback
+}
+const targetTrades = arg("trades", 1_000_000)
+const batchSize = arg("batch", 2_000)
+const seed = arg("seed", 1)
+const forceEmbedded = process.argv.includes("--embedded")
+/** Echo the restarted service's output. */
+const verbose = process.argv.includes("--verbose")
+const gc = (globalThis as { gc?: () => void }).gc
+const collect = () => {
+  for (let i = 0; i < 3; i++) gc?.()
+}
+
+const repoRoot = new URL("../../../", import.meta.url).pathname
+const round = (x: number, digits = 0) => Number(x.toFixed(digits))
+
+// The engine bench's busy market; starting an hour ago so the restarted service's trailing
+// windows (rolled to the present after the replay) still hold the data, as after a real restart.
+const startTime = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000
+const simulatorOptions = { seed, startTime, tradesPerSecond: 2_000, launchesPerMinute: 600 }
+
+/**
+ * The simulated market in batches of `batchSize` events, in order, until `targetTrades` swaps (the
+ * last batch is cut there), or exactly `limit` events when given (to replay the same cut).
+ */
+function* simulatedBatches(limit?: number): Generator<{ readonly events: Array<MarketEvent>; readonly swaps: number }> {
+  const simulator = new Simulator.MarketSimulator(simulatorOptions)
+  let swaps = 0
+  let events = 0
+  let pending: Array<MarketEvent> = []
+  let pendingSwaps = 0
+  for (let minute = 1; ; minute++) {
+    const generated = simulator.advance(startTime + minute * 60_000)
+    for (const event of generated) {
+      pending.push(event)
+      events++
+      if (event.type === "swap") {
+        swaps++
+        pendingSwaps++
+      }
+      const done = limit === undefined ? swaps >= targetTrades : events >= limit
+      if (pending.length === batchSize || done) {
+        yield { events: pending, swaps: pendingSwaps }
+        pending = []
+        pendingSwaps = 0
+      }
+      if (done) return
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: the child service, the bench database, temporary files; on exit and on signals.
+
+const children = new Set<ChildProcess>()
+const cleanups: Array<() => Promise<void>> = []
+let cleaning: Promise<void> | undefined
+const cleanup = (): Promise<void> => {
+  cleaning ??= (async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+    for (const step of cleanups.reverse()) {
+      try {
+        await step()
+      } catch (error) {
+        console.error(`cleanup: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+  })()
+  return cleaning
+}
+process.on("exit", () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+})
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    console.error(`${signal}: cleaning up`)
+    void cleanup().finally(() => process.exit(130))
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// A minimal PostgreSQL wire-protocol client: startup (trust authentication only), simple
+// queries, and COPY FROM STDIN. Enough for the raw baseline; nothing else uses it.
+
+interface BackendMessage {
+  readonly type: string
+  readonly body: Buffer
+}
+
+const errorText = (body: Buffer): string => {
+  // ErrorResponse: (field type byte, C string)*, 0. 'M' is the message.
+  let at = 0
+  let message = "unknown error"
+  while (at < body.length && body[at] !== 0) {
+    const field = String.fromCharCode(body[at]!)
+    const end = body.indexOf(0, at + 1)
+    if (field === "M") message = body.toString("utf8", at + 1, end)
+    at = end + 1
+  }
+  return message
+}
+
+class RawConnection {
+  private pending: Buffer = Buffer.alloc(0)
+  private readonly inbox: Array<BackendMessage> = []
+  private waiter: ((message: BackendMessage) => void) | undefined
+  private failure: Error | undefined
+  serverVersion = "unknown"
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.on("data", (data: Buffer) => {
+      this.pending = this.pending.length === 0 ? data : Buffer.concat([this.pending, data])
+      while (this.pending.length >= 5) {
+        const length = this.pending.readInt32BE(1)
+        if (this.pending.length < 1 + length) break
+        const message = { type: String.fromCharCode(this.pending[0]!), body: this.pending.subarray(5, 1 + length) }
+        this.pending = this.pending.subarray(1 + length)
+        if (this.waiter !== undefined) {
+          const resolve = this.waiter
+          this.waiter = undefined
+          resolve(message)
+        } else this.inbox.push(message)
+      }
+    })
+    socket.on("error", (error) => {
+      this.failure = error
+    })
+  }
+
+  static async open(host: string, port: number, user: string, database: string): Promise<RawConnection> {
+    const socket = net.connect({ host, port })
+    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject))
+    socket.setNoDelay(true)
+    const connection = new RawConnection(socket)
+    const parameters = Buffer.from(`user\0${user}\0database\0${database}\0client_encoding\0UTF8\0\0`)
+    const startup = Buffer.alloc(8)
+    startup.writeInt32BE(8 + parameters.length, 0)
+    startup.writeInt32BE(196_608, 4) // protocol 3.0
+    socket.write(Buffer.concat([startup, parameters]))
+    for (;;) {
+      const message = await connection.next()
+      if (message.type === "R" && message.body.readInt32BE(0) !== 0) {
+        socket.destroy()
+        throw new Error("the server asks for a password; the raw COPY client speaks trust authentication only")
+      }
+      if (message.type === "S") {
+        const [name, value] = message.body.toString("utf8").split("\0")
+        if (name === "server_version") connection.serverVersion = value!
+      }
+      if (message.type === "E") throw new Error(errorText(message.body))
+      if (message.type === "Z") return connection
+    }
+  }
+
+  private next(): Promise<BackendMessage> {
+    if (this.failure !== undefined) return Promise.reject(this.failure)
+    const queued = this.inbox.shift()
+    if (queued !== undefined) return Promise.resolve(queued)
+    return new Promise((resolve) => {
+      this.waiter = resolve
+    })
+  }
+
+  private static message(type: string, payload: Buffer | string): Buffer {
+    const body = typeof payload === "string" ? Buffer.from(`${payload}\0`) : payload
+    const header = Buffer.alloc(5)
+    header.write(type, 0, "latin1")
+    header.writeInt32BE(4 + body.length, 1)
+    return Buffer.concat([header, body])
+  }
+
+  /** Until ReadyForQuery; fails with the server's error if there was one. */
+  private async settle(): Promise<void> {
+    let error: string | undefined
+    for (;;) {
+      const message = await this.next()
+      if (message.type === "E") error = errorText(message.body)
+      if (message.type === "Z") break
+    }
+    if (error !== undefined) throw new Error(error)
+  }
+
+  async query(sql: string): Promise<void> {
+    this.socket.write(RawConnection.message("Q", sql))
+    await this.settle()
+  }
+
+  /** `COPY ... FROM STDIN` of the given chunks of COPY text (each a whole number of rows). */
+  async copyIn(sql: string, chunks: ReadonlyArray<Buffer>): Promise<void> {
+    this.socket.write(RawConnection.message("Q", sql))
+    const first = await this.next()
+    if (first.type !== "G") {
+      if (first.type === "E") {
+        await this.settle().catch(() => {})
+        throw new Error(errorText(first.body))
+      }
+      throw new Error(`expected CopyInResponse, got ${first.type}`)
+    }
+    for (const chunk of chunks) {
+      const header = Buffer.alloc(5)
+      header.write("d", 0, "latin1")
+      header.writeInt32BE(4 + chunk.length, 1)
+      this.socket.write(header)
+      if (!this.socket.write(chunk)) await new Promise((resolve) => this.socket.once("drain", resolve))
+    }
+    this.socket.write(RawConnection.message("c", Buffer.alloc(0)))
+    await this.settle()
+  }
+
+  close(): void {
+    this.socket.end(RawConnection.message("X", Buffer.alloc(0)))
+  }
+}
+
+/** COPY text format: backslash, tab, newline and carriage return are escaped. */
+const copyField = (text: string): string =>
+  /[\\\t\n\r]/.test(text)
+    ? text.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r"))
+    : text
+
+// ---------------------------------------------------------------------------------------------
+// The database.
+
+interface BenchDatabase {
+  readonly engine: string
+  readonly host: string
+  readonly port: number
+  readonly name: string
+  readonly url: string
+}
+
+const serverReachable = (): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = net.connect({ host: "127.0.0.1", port: 5432 })
+    const done = (ok: boolean) => {
+      socket.destroy()
+      resolve(ok)
+    }
+    socket.setTimeout(1_000, () => done(false))
+    socket.once("connect", () => done(true)).once("error", () => done(false))
+  })
+
+const openDatabase = async (): Promise<BenchDatabase> => {
+  if (!forceEmbedded && (await serverReachable())) {
+    const name = `spot_bench_${randomBytes(4).toString("hex")}`
+    const admin = await RawConnection.open("127.0.0.1", 5432, "postgres", "postgres")
+    await admin.query(`CREATE DATABASE ${name}`)
+    cleanups.push(async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      admin.close()
+      console.log(`dropped database ${name}`)
+    })
+    return {
+      engine: `postgresql-server ${admin.serverVersion}`,
+      host: "127.0.0.1",
+      port: 5432,
+      name,
+      url: `postgres://postgres@127.0.0.1:5432/${name}`
+    }
+  }
+  console.log(forceEmbedded ? "--embedded: using embedded PGlite" : "no PostgreSQL server answers on 127.0.0.1:5432: using embedded PGlite")
+  const dataDir = mkdtempSync(join(tmpdir(), "spot-bench-ingest-pg-"))
+  const scope = Effect.runSync(Scope.make())
+  const { port } = await Effect.runPromise(Scope.provide(PgDatabase.startEmbedded({ dataDir, maxConnections: 16 }), scope))
+  cleanups.push(async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  return { engine: "pglite-embedded", host: "127.0.0.1", port, name: "postgres", url: `postgres://postgres@127.0.0.1:${port}/postgres` }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 1: durable ingest through the use case.
+
+interface IngestFigures {
+  readonly events: number
+  readonly swaps: number
+  readonly batches: number
+  readonly seconds: number
+  readonly batchMs: Array<number>
+  readonly tokenPath: string
+  readonly stats: Record<string, number>
+}
+
+const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> => {
+  const scope = Effect.runSync(Scope.make())
+  const pg = Layer.orDie(PgDatabase.layerServer({ url: Redacted.make(database.url) }))
+  const layer = Ingest.layer.pipe(Layer.provideMerge(Layer.merge(Market.layer(), PgEventStore.layer().pipe(Layer.provide(pg)))))
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const ingest = Context.get(context, Ingest.Ingest)
+  const market = Context.get(context, Market.Market)
+
+  let events = 0
+  let swaps = 0
+  let batches = 0
+  let ms = 0
+  const batchMs: Array<number> = []
+  let lastReport = performance.now()
+  for (const batch of simulatedBatches()) {
+    // What an indexer sends (after the HTTP layer's JSON.parse): the wire form.
+    const wire = batch.events.map((event) => Events.encodeMarketEvent(event))
+    const started = performance.now()
+    const result = await Effect.runPromise(ingest.ingest(wire))
+    const took = performance.now() - started
+    if (result.accepted !== wire.length) throw new Error(`batch ${batches}: ${result.accepted} of ${wire.length} accepted`)
+    ms += took
+    batchMs.push(took)
+    events += wire.length
+    swaps += batch.swaps
+    batches++
+    if (performance.now() - lastReport > 10_000) {
+      lastReport = performance.now()
+      console.log(`  ${swaps} trades, ${events} events ingested: ${Math.round(swaps / (ms / 1000))} trades/s so far`)
+    }
+  }
+  let tokenPath = ""
+  for (const token of market.engine.allTokens()) {
+    if (token.hasMarket) {
+      tokenPath = `/v1/tokens/${token.chain}/${token.address}`
+      break
+    }
+  }
+  const stats = { ...market.engine.stats }
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  return { events, swaps, batches, seconds: ms / 1000, batchMs, tokenPath, stats }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 2: restart.
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = net.createServer()
+    probe.on("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+interface RestartFigures {
+  readonly seconds: number
+  /** The service's own figure for the log replay (its "event log replayed in" line). */
+  readonly replaySeconds: number | null
+  readonly replayLine: string
+}
+
+const restart = async (database: BenchDatabase, tokenPath: string): Promise<RestartFigures> => {
+  const port = await freePort()
+  const apiKey = `sk_live_${randomBytes(32).toString("base64url")}`
+  const dataDir = mkdtempSync(join(tmpdir(), "spot-bench-ingest-data-"))
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+  let replayLine = ""
+  const started = performance.now()
+  // The service's own start command (scripts/run.sh start), as an operator restarts it.
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: database.url,
+      SPOT_API_KEYS: apiKey,
+      SPOT_SIMULATOR: "off",
+      SPOT_DATA_DIR: dataDir
+    },
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  children.add(child)
+  let exited: string | undefined
+  child.on("exit", (code, signal) => {
+    children.delete(child)
+    exited = `code ${code}, signal ${signal}`
+  })
+  child.stdout!.setEncoding("utf8")
+  let pending = ""
+  child.stdout!.on("data", (text: string) => {
+    pending += text
+    const lines = pending.split("\n")
+    pending = lines.pop()!
+    for (const line of lines) {
+      if (verbose) console.log(`  [service] ${line}`)
+      if (line.startsWith("event log replayed")) replayLine = line
+    }
+  })
+  const url = `http://127.0.0.1:${port}${tokenPath}`
+  let seconds = Number.NaN
+  for (;;) {
+    if (exited !== undefined) throw new Error(`the restarted service exited (${exited})`)
+    if (performance.now() - started > 300_000) throw new Error("the restarted service did not serve within 300 s")
+    try {
+      const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } })
+      await response.arrayBuffer()
+      if (response.status === 200) {
+        seconds = (performance.now() - started) / 1000
+        break
+      }
+      throw new Error(`GET ${tokenPath} after restart: ${response.status}`)
+    } catch (error) {
+      // Not listening yet: connection refused. Anything else is a failure.
+      const code = (error as { cause?: { code?: string } }).cause?.code
+      if (code !== "ECONNREFUSED") throw error
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+  await new Promise<void>((resolve) => {
+    const force = setTimeout(() => child.kill("SIGKILL"), 5_000)
+    child.once("exit", () => {
+      clearTimeout(force)
+      resolve()
+    })
+    child.kill("SIGTERM")
+  })
+  const replayed = /replayed in ([\d.]+) s/.exec(replayLine)
+  return { seconds, replaySeconds: replayed === null ? null : Number(replayed[1]), replayLine }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 3: raw baselines.
+
+/** The event log's layout (Migrations.ts), under another name. */
+const createScratch = (name: string) => `
+  CREATE TABLE ${name} (
+    seq bigserial PRIMARY KEY,
+    id text NOT NULL,
+    type text NOT NULL,
+    occurred_at bigint NOT NULL,
+    body text NOT NULL,
+    stored_at timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT ${name}_id_unique UNIQUE (id)
+  )`
+
+interface RowBatch {
+  readonly ids: Array<string>
+  readonly types: Array<string>
+  readonly times: Array<number>
+  readonly bodies: Array<string>
+  readonly copyText: Buffer
+}
+
+const rowBatches = (events: number): Array<RowBatch> => {
+  const out: Array<RowBatch> = []
+  for (const batch of simulatedBatches(events)) {
+    const n = batch.events.length
+    const rows: RowBatch = { ids: new Array(n), types: new Array(n), times: new Array(n), bodies: new Array(n), copyText: Buffer.alloc(0) }
+    let text = ""
+    for (let i = 0; i < n; i++) {
+      const event = batch.events[i]!
+      rows.ids[i] = event.id
+      rows.types[i] = event.type
+      rows.times[i] = event.timestamp
+      rows.bodies[i] = PgEventStore.bodyOf(event)
+      text += `${copyField(event.id)}\t${copyField(event.type)}\t${event.timestamp}\t${copyField(rows.bodies[i]!)}\n`
+    }
+    out.push({ ...rows, copyText: Buffer.from(text, "utf8") })
+  }
+  return out
+}
+
+interface RawFigures {
+  readonly copyPerBatchSeconds: number
+  readonly copyOneStatementSeconds: number
+  readonly unnestSeconds: number
+  readonly rows: number
+  readonly bytes: number
+}
+
+const rawBaselines = async (database: BenchDatabase, events: number): Promise<RawFigures> => {
+  const generated = performance.now()
+  const batches = rowBatches(events)
+  const rows = batches.reduce((n, b) => n + b.ids.length, 0)
+  const bytes = batches.reduce((n, b) => n + b.copyText.length, 0)
+  console.log(`  ${rows} rows built (${(bytes / 1e6).toFixed(0)} MB of COPY text) in ${((performance.now() - generated) / 1000).toFixed(1)} s (not timed)`)
+  collect()
+
+  const raw = await RawConnection.open(database.host, database.port, "postgres", database.name)
+  const columns = "(id, type, occurred_at, body)"
+  const fresh = async (name: string) => {
+    await raw.query(`DROP TABLE IF EXISTS ${name}`)
+    await raw.query(createScratch(name))
+    await raw.query("CHECKPOINT")
+  }
+
+  // COPY, one statement (one commit) per batch.
+  await fresh("raw_copy_batches")
+  let started = performance.now()
+  for (const batch of batches) await raw.copyIn(`COPY raw_copy_batches ${columns} FROM STDIN`, [batch.copyText])
+  const copyPerBatchSeconds = (performance.now() - started) / 1000
+  console.log(`  COPY per batch: ${rows} rows in ${copyPerBatchSeconds.toFixed(2)} s`)
+  await raw.query("DROP TABLE raw_copy_batches")
+
+  // COPY, every row in one statement.
+  await fresh("raw_copy_one")
+  started = performance.now()
+  await raw.copyIn(`COPY raw_copy_one ${columns} FROM STDIN`, batches.map((b) => b.copyText))
+  const copyOneStatementSeconds = (performance.now() - started) / 1000
+  console.log(`  COPY one statement: ${rows} rows in ${copyOneStatementSeconds.toFixed(2)} s`)
+  await raw.query("DROP TABLE raw_copy_one")
+
+  // The service's driver: multi-row INSERT from unnest, one statement (autocommit) per batch.
+  await fresh("raw_unnest")
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(PgDatabase.layerClient({ url: Redacted.make(database.url), maxConnections: 1 }), scope)
+  )
+  const sql = Context.get(context, SqlClient.SqlClient)
+  started = performance.now()
+  for (const b of batches) {
+    await Effect.runPromise(sql`
+      INSERT INTO raw_unnest (id, type, occurred_at, body)
+      SELECT * FROM unnest(${b.ids}::text[], ${b.types}::text[], ${b.times}::int8[], ${b.bodies}::text[])`)
+  }
+  const unnestSeconds = (performance.now() - started) / 1000
+  console.log(`  unnest INSERT per batch (@effect/sql-pg): ${rows} rows in ${unnestSeconds.toFixed(2)} s`)
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  await raw.query("DROP TABLE raw_unnest")
+  raw.close()
+  return { copyPerBatchSeconds, copyOneStatementSeconds, unnestSeconds, rows, bytes }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const percentile = (values: ReadonlyArray<number>, p: number): number => {
+  const sorted = values.slice().sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+const main = async (): Promise<void> => {
+  const loadAtStart = loadavg()
+  const database = await openDatabase()
+  console.log(`database: ${database.engine}, ${database.name}; ${targetTrades} trades in batches of ${batchSize} events`)
+
+  const checkpoint = async () => {
+    const raw = await RawConnection.open(database.host, database.port, "postgres", database.name)
+    await raw.query("CHECKPOINT").catch(() => {}) // the database is migrated by phase 1's layer; CHECKPOINT needs no table
+    raw.close()
+  }
+
+  console.log("durable ingest (Ingest.ingest: validate, append to PgEventStore, fold)...")
+  await checkpoint()
+  const ingested = await durableIngest(database)
+  const tradesPerSec = ingested.swaps / ingested.seconds
+  const eventsPerSec = ingested.events / ingested.seconds
+  console.log(
+    `  ${ingested.swaps} trades (${ingested.events} events, ${ingested.batches} batches) in ${ingested.seconds.toFixed(1)} s: ` +
+      `${Math.round(tradesPerSec)} trades/s, ${Math.round(eventsPerSec)} events/s; per batch p50 ${percentile(ingested.batchMs, 50).toFixed(1)} ms, ` +
+      `p99 ${percentile(ingested.batchMs, 99).toFixed(1)} ms`
+  )
+  console.log(`  market: ${JSON.stringify(ingested.stats)}`)
+  collect()
+
+  console.log("restart: a fresh service process replays the log until GET " + ingested.tokenPath + " answers 200...")
+  await checkpoint()
+  const restarted = await restart(database, ingested.tokenPath)
+  console.log(`  served after ${restarted.seconds.toFixed(2)} s (${restarted.replayLine || "no replay line"})`)
+
+  console.log("raw baselines, the same rows into scratch tables of the same layout...")
+  const raw = await rawBaselines(database, ingested.events)
+  const copyPerBatch = raw.rows / raw.copyPerBatchSeconds
+  const copyOne = raw.rows / raw.copyOneStatementSeconds
+  const unnest = raw.rows / raw.unnestSeconds
+  const copyRowsPerSec = Math.max(copyPerBatch, copyOne)
+
+  console.log("")
+  console.log(`${"path".padEnd(52)} ${"rows/s".padStart(9)} ${"ingest ÷".padStart(9)}`)
+  const line = (name: string, perSec: number) =>
+    console.log(`${name.padEnd(52)} ${String(Math.round(perSec)).padStart(9)} ${(eventsPerSec / perSec).toFixed(2).padStart(9)}`)
+  line("durable ingest (validate + append + fold), events", eventsPerSec)
+  line("COPY FROM STDIN, one statement per batch", copyPerBatch)
+  line("COPY FROM STDIN, one statement", copyOne)
+  line("INSERT ... unnest per batch (@effect/sql-pg)", unnest)
+  console.log(`durable ingest: ${Math.round(tradesPerSec)} trades/s; restart to first 200: ${restarted.seconds.toFixed(2)} s`)
+  const loadAtEnd = loadavg()
+  console.log(`load average (1, 5, 15 min): at start ${loadAtStart.map((x) => x.toFixed(2)).join(", ")}; at end ${loadAtEnd.map((x) => x.toFixed(2)).join(", ")} (PostgreSQL shares this machine)`)
+
+  const result = {
+    bench: "ingest",
+    database: database.engine,
+    trades: ingested.swaps,
+    events: ingested.events,
+    batchSize,
+    tradesPerSec: Math.round(tradesPerSec),
+    eventsPerSec: Math.round(eventsPerSec),
+    copyRowsPerSec: Math.round(copyRowsPerSec),
+    copyMethod: copyOne >= copyPerBatch ? "COPY FROM STDIN text, one statement" : "COPY FROM STDIN text, one statement per batch",
+    copyPerBatchRowsPerSec: Math.round(copyPerBatch),
+    unnestInsertRowsPerSec: Math.round(unnest),
+    ratioToCopy: round(eventsPerSec / copyRowsPerSec, 3),
+    restartSeconds: round(restarted.seconds, 2),
+    replaySeconds: restarted.replaySeconds,
+    loadAverage: round(loadAtEnd[0]!, 2),
+    targets: { tradesPerSec: 20_000, ratioToCopy: 0.3, restartSeconds: 10 }
+  }
+  await cleanup()
+  console.log(JSON.stringify(result))
+}
+
+try {
+  await main()
+} catch (error) {
+  console.error(error instanceof Error ? error.stack ?? error.message : error)
+  process.exitCode = 1
+} finally {
+  await cleanup()
+}

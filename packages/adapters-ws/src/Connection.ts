@@ -10,7 +10,7 @@
  */
 import type { Duplex } from "node:stream"
 import type { WebSocket } from "ws"
-import { FrameQueue } from "./Framing.js"
+import { FrameQueue, WriteArena } from "./Framing.js"
 import type { SubscriptionSpec } from "./SubscribeFilters.js"
 
 /** Close codes this service uses (docs/streams.md). */
@@ -40,6 +40,9 @@ export interface ConnectionOwner {
 
 /** Frames written in one go when a batch queues this many for one connection (fast readers never pile up). */
 const flushEvery = 128
+
+/** Scratch memory of every flush: JavaScript runs one flush at a time, so the process needs one. */
+const arena = new WriteArena()
 
 export class Connection {
   readonly subscriptions = new Map<string, Subscription>()
@@ -110,21 +113,25 @@ export class Connection {
       return
     }
     const frames = this.queue.length
-    const bytes = this.queue.drain()
+    const bytes = this.queue.drain(arena)
+    const socket = this.socket
+    socket.write(bytes)
+    // Usually the kernel took it all: nothing to track, and the arena's bytes are free again.
+    if (socket.writableLength === 0) {
+      arena.releaseLast()
+      if (this.writtenFrames !== 0) this.forgetWritten()
+      return
+    }
     this.written.push(bytes.length, frames)
     this.writtenBytes += bytes.length
     this.writtenFrames += frames
-    this.socket.write(bytes)
   }
 
   private framesInSocketBuffer(): number {
     if (this.writtenFrames === 0) return 0
     const buffered = this.socket.writableLength
     if (buffered === 0) {
-      this.written = []
-      this.writtenHead = 0
-      this.writtenBytes = 0
-      this.writtenFrames = 0
+      this.forgetWritten()
       return 0
     }
     const written = this.written
@@ -138,6 +145,14 @@ export class Connection {
       this.writtenHead = 0
     }
     return this.writtenFrames
+  }
+
+  /** The socket's buffer is empty: every tracked write went to the kernel. */
+  private forgetWritten(): void {
+    this.written = []
+    this.writtenHead = 0
+    this.writtenBytes = 0
+    this.writtenFrames = 0
   }
 
   /** Closes with a close frame (after what is already handed to the socket). */

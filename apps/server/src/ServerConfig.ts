@@ -4,7 +4,9 @@
  */
 import { Config, Redacted, Schema } from "effect"
 import type { Option } from "effect"
-import type { SimulatorFeed } from "@spot/application"
+import { SimulatorFeed } from "@spot/application"
+
+const simDefaults = SimulatorFeed.defaultSimulatorFeedOptions
 import { MemoryKeyStore } from "@spot/adapters-storage"
 
 /** Where the service keeps its files (the API key file now): `SPOT_DATA_DIR`, default `.data`. */
@@ -59,11 +61,11 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
   simulatorOn: switchOn("SPOT_SIMULATOR", true),
-  seed: Config.Int("SPOT_SIM_SEED").pipe(Config.withDefault(1)),
-  tradesPerSecond: positiveInt("SPOT_SIM_TRADES_PER_SECOND", 200),
-  launchesPerMinute: positiveInt("SPOT_SIM_LAUNCHES_PER_MINUTE", 120),
+  seed: Config.Int("SPOT_SIM_SEED").pipe(Config.withDefault(simDefaults.seed)),
+  tradesPerSecond: positiveInt("SPOT_SIM_TRADES_PER_SECOND", simDefaults.tradesPerSecond),
+  launchesPerMinute: positiveInt("SPOT_SIM_LAUNCHES_PER_MINUTE", simDefaults.launchesPerMinute),
   warmUpMinutes: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1440 })), "SPOT_SIM_WARMUP_MINUTES").pipe(
-    Config.withDefault(20)
+    Config.withDefault(simDefaults.warmUpMs / 60_000)
   ),
   cursorSecret: Config.Redacted("SPOT_CURSOR_SECRET").pipe(Config.option),
   apiKeys: MemoryKeyStore.seedKeysConfig,
@@ -75,7 +77,7 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
     port: c.port,
     host: c.host,
     simulator: c.simulatorOn
-      ? { seed: c.seed, tradesPerSecond: c.tradesPerSecond, launchesPerMinute: c.launchesPerMinute, warmUpMs: c.warmUpMinutes * 60_000, tickMs: 200 }
+      ? { seed: c.seed, tradesPerSecond: c.tradesPerSecond, launchesPerMinute: c.launchesPerMinute, warmUpMs: c.warmUpMinutes * 60_000, tickMs: simDefaults.tickMs }
       : null,
     cursorSecret: c.cursorSecret,
     apiKeys: c.apiKeys,

@@ -73,18 +73,10 @@ const idOf = (raw: unknown): string | undefined => {
 
 const withId = (id: string | undefined, message: string): string => (id === undefined ? message : `event "${id}": ${message}`)
 
-/** Token events name the token they need; launches and wallet/chain facts need none. */
+/** The key of the token an event needs launched first, if any. */
 const tokenKeyOf = (event: MarketEvent): string | undefined => {
-  switch (event.type) {
-    case "tokenLaunched":
-    case "walletFunded":
-    case "walletLabeled":
-    case "identityResolved":
-    case "nativePrice":
-      return undefined
-    default:
-      return `${event.chain}:${Chain.canonicalAddress(event.chain, event.token)}`
-  }
+  const subject = Events.subjectTokenOf(event)
+  return subject === undefined ? undefined : `${subject.chain}:${Chain.canonicalAddress(subject.chain, subject.token)}`
 }
 
 /**

@@ -60,6 +60,3 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
 }
 
 export const layer = (options?: EngineOptions): Layer.Layer<Market> => Layer.sync(Market, () => makeMarket(options))
-
-/** The market's engine, for read use cases. */
-export const engine = Market.useSync((m) => m.engine)

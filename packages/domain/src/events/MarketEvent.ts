@@ -268,6 +268,23 @@ export type MarketEventType = MarketEvent["type"]
 /** The JSON form of an event, as an indexer sends it. */
 export type MarketEventJson = typeof MarketEvent.Encoded
 
+/**
+ * The token an event is about, for the events that need the token launched first; undefined for
+ * launches and for wallet and chain facts.
+ */
+export const subjectTokenOf = (event: MarketEvent): { readonly chain: MarketEvent["chain"]; readonly token: string } | undefined => {
+  switch (event.type) {
+    case "tokenLaunched":
+    case "walletFunded":
+    case "walletLabeled":
+    case "identityResolved":
+    case "nativePrice":
+      return undefined
+    default:
+      return event
+  }
+}
+
 /** Decodes one JSON event; fails with a SchemaError naming every problem. */
 export const decodeMarketEvent = Schema.decodeUnknownExit(MarketEvent)
 export const encodeMarketEvent = Schema.encodeSync(MarketEvent)

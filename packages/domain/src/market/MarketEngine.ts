@@ -10,6 +10,7 @@ import type { Chain } from "../Chain.js"
 import { canonicalAddress, chains } from "../Chain.js"
 import type * as Events from "../events/MarketEvent.js"
 import type { MarketEvent } from "../events/MarketEvent.js"
+import { subjectTokenOf } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
 import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
@@ -171,19 +172,11 @@ export class MarketEngine {
 
   /** Checks an event against the current state without applying it (for ingest). */
   check(event: MarketEvent): Rejection {
-    switch (event.type) {
-      case "tokenLaunched":
-      case "walletFunded":
-      case "walletLabeled":
-      case "identityResolved":
-      case "nativePrice":
-        return undefined
-      default:
-        return this.tokenOn(event.chain, event.token) !== undefined
-          ? undefined
-          : `unknown token ${event.chain}:${event.token}: send its tokenLaunched event first`
-    }
+    const subject = subjectTokenOf(event)
+    if (subject === undefined || this.tokenOn(subject.chain, subject.token) !== undefined) return undefined
+    return `unknown token ${subject.chain}:${subject.token}: send its tokenLaunched event first`
   }
+
 
   /** Moves the clock to `now`, expiring trades out of the stats windows of active tokens. */
   advanceTo(now: number): void {

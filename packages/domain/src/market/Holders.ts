@@ -120,6 +120,14 @@ const flagListOf = (groupBits: number): ReadonlyArray<WalletFlag> => {
   return list
 }
 
+/**
+ * Which addresses never count as holders. An object rather than a callback, so that a book holds
+ * plain data and references only (engine snapshots serialize it).
+ */
+export interface TopExclusions {
+  isExcludedFromTop10(address: string): boolean
+}
+
 const INITIAL_CAPACITY = 16
 const NO_TRADE = Number.NaN
 
@@ -127,7 +135,8 @@ export class HolderBook {
   private supply: bigint
   private readonly creator: string
   private readonly launchBlock: number
-  private readonly isExcludedFromTop10: (address: string) => boolean
+  /** Answers which addresses never count as holders (the token: burn sinks, its pools, itself). */
+  private readonly exclusions: TopExclusions
 
   // Struct-of-arrays wallet slots; `slotOf` maps an address to its index.
   private readonly slotOf = new Map<string, number>()
@@ -164,13 +173,13 @@ export class HolderBook {
     supply: bigint,
     creator: string,
     launchBlock: number,
-    isExcludedFromTop10: (address: string) => boolean,
+    exclusions: TopExclusions,
     options?: HolderBookOptions
   ) {
     this.supply = supply
     this.creator = creator
     this.launchBlock = launchBlock
-    this.isExcludedFromTop10 = isExcludedFromTop10
+    this.exclusions = exclusions
     this.top = new Int32Array(Math.max(10, options?.topBufferSize ?? DEFAULT_TOP_BUFFER_SIZE))
   }
 
@@ -291,7 +300,7 @@ export class HolderBook {
     const slot = this.slotOf.get(address)
     if (slot === undefined) return false
     const f = this.flags[slot]!
-    const excluded = this.isExcludedFromTop10(address)
+    const excluded = this.exclusions.isExcludedFromTop10(address)
     if (excluded === ((f & EXCLUDED) !== 0)) return false
     const balance = this.balances[slot]!
     if (excluded) {
@@ -415,7 +424,7 @@ export class HolderBook {
     if (slot === this.flags.length) this.grow()
     this.slotOf.set(wallet, slot)
     this.balances.push(0n)
-    if (this.isExcludedFromTop10(wallet)) this.flags[slot] = EXCLUDED
+    if (this.exclusions.isExcludedFromTop10(wallet)) this.flags[slot] = EXCLUDED
     this.firstTradeAt[slot] = NO_TRADE
     this.addressBytes += 16 + ((wallet.length + 7) & ~7)
     return slot

@@ -136,7 +136,7 @@ export class TokenBook implements DiscoveryCandidate {
     this.bondingCurvePct = hasCurve ? 0n : null
     this.updatedAt = createdAt
     this.tape = new TradeTape({ retainMs: tapeRetainMs })
-    this.holders = new HolderBook(supply, creator, launchBlock, (a) => this.isExcludedFromTop10(a))
+    this.holders = new HolderBook(supply, creator, launchBlock, this)
   }
 
   /** Total supply in base units. */

@@ -30,7 +30,7 @@ const addressOf = (i: number): string => `W${i.toString(36).padStart(8, "0")}${"
  * holder that sells at all drops below every outsider).
  */
 const seededBook = (random: () => number, wallets: ReadonlyArray<string>, flat = false): HolderBook => {
-  const book = new HolderBook(10n ** 15n, wallets[0]!, LAUNCH, (a) => a === "pool")
+  const book = new HolderBook(10n ** 15n, wallets[0]!, LAUNCH, { isExcludedFromTop10: (a) => a === "pool" })
   let block = LAUNCH
   for (let i = 0; i < wallets.length; i++) {
     if (random() < 0.3) block++

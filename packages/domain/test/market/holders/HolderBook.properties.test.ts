@@ -56,7 +56,7 @@ const replay = (
   check: (step: Step) => boolean
 ): boolean => {
   const ref = new Reference(supply)
-  const book = new HolderBook(supply, CREATOR, LAUNCH_BLOCK, (a) => ref.excluded.has(a), { topBufferSize })
+  const book = new HolderBook(supply, CREATOR, LAUNCH_BLOCK, { isExcludedFromTop10: (a) => ref.excluded.has(a) }, { topBufferSize })
   const driver = new Driver(book, ref)
   let before = book.toWire()
   for (const op of ops) {

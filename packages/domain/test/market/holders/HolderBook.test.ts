@@ -18,7 +18,7 @@ const ctx = (block: number, overrides: Partial<BuyContext> = {}): BuyContext => 
 })
 
 const newBook = (supply = 1_000_000n, excluded: ReadonlySet<string> = new Set(["pool", "burn"])) =>
-  new HolderBook(supply, "creator", LAUNCH, (a) => excluded.has(a))
+  new HolderBook(supply, "creator", LAUNCH, { isExcludedFromTop10: (a) => excluded.has(a) })
 
 /** A swap as the engine drives it: flags first, then the balance change. */
 const buy = (book: HolderBook, wallet: string, amount: bigint, context: BuyContext) => {
@@ -187,7 +187,7 @@ describe("holders, top ten and dev share", () => {
     expect(book.holderCount()).toBe(2)
     expect(book.toWire().top10Pct).toBe("7.5")
     const excluded = new Set(["pool", "burn"])
-    const late = new HolderBook(1_000n, "creator", LAUNCH, (a) => excluded.has(a))
+    const late = new HolderBook(1_000n, "creator", LAUNCH, { isExcludedFromTop10: (a) => excluded.has(a) })
     late.credit("vault", 400n)
     late.credit("a", 50n)
     expect(late.toWire()).toMatchObject({ count: 2, top10Pct: "45" })

@@ -148,7 +148,8 @@ describe("GET /v1/positions", () => {
     const perWallet = new Map<string, number>()
     const chosen = new Set<string>()
     for (const token of engine.allTokens()) {
-      for (const [wallet, entry] of token.positions) {
+      for (const entry of engine.positionsOfToken(token)) {
+        const wallet = entry.state.wallet
         perWallet.set(wallet, (perWallet.get(wallet) ?? 0) + 1)
         const wire = engine.positionWire(entry)
         const dust = wire.status === "open" && (usd(wire.value) ?? 0n) < dustFloor

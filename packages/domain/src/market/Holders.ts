@@ -404,10 +404,12 @@ export class HolderBook {
     return 512 + this.slotCount * perWallet + this.addressBytes + this.flags.length * (2 + 8) + this.top.length * 4
   }
 
-  // ---- internals ----
 
-  /** The wallet's slot, if it has one (slots are never removed, so the memo never goes stale). */
-  private slotIfAny(wallet: string): number | undefined {
+  /**
+   * The wallet's slot, if it has one (slots are never removed, so the memo never goes stale). The
+   * token's positions use the same numbering (PositionBook).
+   */
+  slotIfAny(wallet: string): number | undefined {
     if (wallet === this.lastWallet) return this.lastSlot
     const slot = this.slotOf.get(wallet)
     if (slot !== undefined) {
@@ -417,7 +419,8 @@ export class HolderBook {
     return slot
   }
 
-  private slotFor(wallet: string): number {
+  /** The wallet's slot, given one now if it had none. */
+  slotFor(wallet: string): number {
     const existing = this.slotIfAny(wallet)
     if (existing !== undefined) return existing
     const slot = this.slotCount++

@@ -14,7 +14,7 @@ import { subjectTokenOf } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
 import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
-import { nativeUsdValue, nativeValue, TokenBook } from "./TokenBook.js"
+import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.js"
 import { TradeRecord, tradeIdOf, TradeRing } from "./TradeFeed.js"
 import type { BuyContext } from "./Holders.js"
 import { fundingOf, WalletDirectory, type WalletRecord } from "./Wallets.js"
@@ -134,7 +134,11 @@ export class MarketEngine {
   private clock = 0
   private changedTokens = new Set<TokenBook>()
   private newTrades: Array<TradeRecord> = []
-  private changedPositions = new Set<PositionEntry>()
+  /** Positions changed since the last drain, as (token, slot) pairs, each once per round. */
+  private changedPositionTokens: Array<TokenBook> = []
+  private changedPositionSlots: Array<number> = []
+  /** The change round: bumped by every drain (PositionBook.markChanged). */
+  private changeRound = 1
   private eventCount = 0
   private tradeCount = 0
 
@@ -193,14 +197,17 @@ export class MarketEngine {
 
   /** Hands over what changed since the previous call. */
   drainChanges(): EngineChanges {
-    const changes: EngineChanges = {
-      tokens: [...this.changedTokens],
-      trades: this.newTrades,
-      positions: [...this.changedPositions]
+    const positions = new Array<PositionEntry>(this.changedPositionSlots.length)
+    for (let i = 0; i < positions.length; i++) {
+      const token = this.changedPositionTokens[i]!
+      positions[i] = this.entryAt(token, this.changedPositionSlots[i]!)
     }
+    const changes: EngineChanges = { tokens: [...this.changedTokens], trades: this.newTrades, positions }
     this.changedTokens = new Set()
     this.newTrades = []
-    this.changedPositions = new Set()
+    this.changedPositionTokens = []
+    this.changedPositionSlots = []
+    this.changeRound++
     return changes
   }
 
@@ -363,24 +370,11 @@ export class MarketEngine {
     const feeValidator = fees.validator
     const feePlatform = fees.platform
     const feeDex = fees.dex
-    if (feeTx !== 0n) {
-      token.feeTransactionUnits += feeTx
-      token.feeTransactionUsd += nativeUsdValue(chain, feeTx, nativeUsd)
-    }
-    if (feeValidator !== 0n) {
-      token.feeValidatorUnits += feeValidator
-      token.feeValidatorUsd += nativeUsdValue(chain, feeValidator, nativeUsd)
-    }
-    if (feePlatform !== 0n) {
-      token.feePlatformUnits += feePlatform
-      token.feePlatformUsd += nativeUsdValue(chain, feePlatform, nativeUsd)
-    }
-    if (feeDex !== 0n) {
-      token.feeDexUnits += feeDex
-      token.feeDexUsd += nativeUsdValue(chain, feeDex, nativeUsd)
-    }
-    token.volumeNativeUnits += nativeAmount
-    token.volumeUsd += valueUsd
+    if (feeTx !== 0n) token.addTotal(TotalKind.feeTransaction, feeTx, nativeUsdValue(chain, feeTx, nativeUsd))
+    if (feeValidator !== 0n) token.addTotal(TotalKind.feeValidator, feeValidator, nativeUsdValue(chain, feeValidator, nativeUsd))
+    if (feePlatform !== 0n) token.addTotal(TotalKind.feePlatform, feePlatform, nativeUsdValue(chain, feePlatform, nativeUsd))
+    if (feeDex !== 0n) token.addTotal(TotalKind.feeDex, feeDex, nativeUsdValue(chain, feeDex, nativeUsd))
+    token.addTotal(TotalKind.volume, nativeAmount, valueUsd)
 
     const context = tradeContext
     context.block = e.block
@@ -399,7 +393,7 @@ export class MarketEngine {
     this.touch(token, timestamp)
 
     // the wallet's position
-    const entry = this.positionOf(token, wallet, timestamp)
+    const position = this.positionOf(token, wallet, timestamp)
     // Explicit charges the trader paid; the dex fee is already inside the execution price.
     const feeUnits = feeTx + feeValidator + feePlatform
     const fill = tradeFill
@@ -411,17 +405,15 @@ export class MarketEngine {
     fill.marketCapNative = marketCapNative
     fill.marketCapUsd = marketCapUsd
     fill.timestamp = timestamp
-    if (isBuy) Positions.applyBuy(entry.state, fill)
-    else Positions.applySell(entry.state, fill)
-    this.changedPositions.add(entry)
+    if (isBuy) Positions.applyBuy(position, fill)
+    else Positions.applySell(position, fill)
+    this.positionChanged(token, position.slot)
 
     // the trade object: the swap's inputs and shared references; its figures are derived on read
     const record = new TradeRecord(
       ++this.seq,
       tradeIdOf(e.id),
-      token,
-      token.supply,
-      token.metadata,
+      token.tradeContext,
       trader,
       e.transactionHash,
       isBuy ? "buy" : "sell",
@@ -464,9 +456,9 @@ export class MarketEngine {
     } else {
       token.holders.debit(from, e.amount)
       if (!token.isExcludedFromTop10(from)) {
-        const entry = this.positionOf(token, this.wallets.getOrCreate(e.chain, from), e.timestamp)
-        Positions.applyTransferOut(entry.state, e.amount, e.timestamp)
-        this.changedPositions.add(entry)
+        const position = this.positionOf(token, this.wallets.getOrCreate(e.chain, from), e.timestamp)
+        Positions.applyTransferOut(position, e.amount, e.timestamp)
+        this.positionChanged(token, position.slot)
       }
     }
     if (to === null) {
@@ -475,9 +467,9 @@ export class MarketEngine {
     } else {
       token.holders.credit(to, e.amount)
       if (!token.isExcludedFromTop10(to)) {
-        const entry = this.positionOf(token, this.wallets.getOrCreate(e.chain, to), e.timestamp)
-        Positions.applyTransferIn(entry.state, e.amount, e.timestamp)
-        this.changedPositions.add(entry)
+        const position = this.positionOf(token, this.wallets.getOrCreate(e.chain, to), e.timestamp)
+        Positions.applyTransferIn(position, e.amount, e.timestamp)
+        this.positionChanged(token, position.slot)
       }
     }
     this.touch(token, e.timestamp)
@@ -492,7 +484,7 @@ export class MarketEngine {
       token.devFunding = wallet.funding
       this.touch(token, e.timestamp)
     }
-    for (const { token } of wallet.positions) {
+    for (const token of wallet.positionTokens) {
       if (token.holders.onWalletFunded(address, wallet.fundedAt, wallet.fundedByCex)) this.touch(token, e.timestamp)
     }
     return undefined
@@ -503,22 +495,32 @@ export class MarketEngine {
     const wallet = this.wallets.getOrCreate(e.chain, address)
     if (!wallet.setLabel(e.label, e.active)) return undefined
     if (e.label === "phishing") {
-      for (const { token } of wallet.positions) {
+      for (const token of wallet.positionTokens) {
         if (token.holders.onPhishingLabel(address, e.active)) this.touch(token, e.timestamp)
       }
     }
     return undefined
   }
 
-  private positionOf(token: TokenBook, wallet: WalletRecord, at: number): PositionEntry {
-    let entry = token.positions.get(wallet.address)
-    if (entry === undefined) {
-      entry = { state: Positions.makePosition(wallet.address, token.chain, token.address, token.decimals, at), token, wallet }
-      token.positions.set(wallet.address, entry)
+  /** The wallet's position in the token (opened now if it had none), in the wallet's holder slot. */
+  private positionOf(token: TokenBook, wallet: WalletRecord, at: number): Positions.PositionState {
+    const slot = token.holders.slotFor(wallet.address)
+    if (token.positions.open(slot, wallet.address, at)) {
       this.positionCount++
-      wallet.addPosition(entry)
+      wallet.addPosition(token)
     }
-    return entry
+    return token.positions.at(slot)
+  }
+
+  private positionChanged(token: TokenBook, slot: number): void {
+    if (!token.positions.markChanged(slot, this.changeRound)) return
+    this.changedPositionTokens.push(token)
+    this.changedPositionSlots.push(slot)
+  }
+
+  private entryAt(token: TokenBook, slot: number): PositionEntry {
+    const state = token.positions.at(slot)
+    return { state, token, wallet: this.wallets.get(token.chain, state.wallet)! }
   }
 
   // --- reads ------------------------------------------------------------------------------------
@@ -549,7 +551,7 @@ export class MarketEngine {
   /** The newest trades of an identity feed on the given chains, newest first. */
   identityTradePage(feed: IdentityFeed, onChains: ReadonlyArray<Chain>, after: { timestamp: number; seq: number } | null, limit: number) {
     const all = onChains.length === chains.length
-    return this.identityFeeds[feed].page(after, limit, all ? undefined : (r) => onChains.includes(r.chain))
+    return this.identityFeeds[feed].page(after, limit, all ? undefined : (chain) => onChains.includes(chain))
   }
 
   wallet(chain: Chain, address: string): WalletRecord | undefined {
@@ -570,11 +572,19 @@ export class MarketEngine {
         // One wallet record per chain: an EVM address is the same wallet on every EVM chain.
         for (const chain of chains) {
           const wallet = this.wallets.get(chain, address)
-          if (wallet !== undefined) for (const entry of wallet.positions) out.push(entry)
+          if (wallet === undefined) continue
+          for (const token of wallet.positionTokens) {
+            out.push({ state: token.positions.at(token.holders.slotIfAny(address)!), token, wallet })
+          }
         }
       }
     }
     return out
+  }
+
+  /** Every position in one token, in the order its wallets first touched the token. */
+  *positionsOfToken(token: TokenBook): IterableIterator<PositionEntry> {
+    for (const slot of token.positions.slots()) yield this.entryAt(token, slot)
   }
 
   /** What a position's wire object is priced with: its token's latest state. */

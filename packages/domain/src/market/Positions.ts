@@ -6,11 +6,13 @@
  * balance from zero to the event that brings it back to zero. Every rule, with its reason, is in
  * docs/positions.md.
  *
- * The apply functions run on the hot path: they mutate the state in place and allocate nothing
- * but the bigints of the arithmetic. `toWire` builds the response object and is for reads only.
+ * The apply functions run on the hot path: they update the position's columns in its token's
+ * `PositionBook` in place (exact wide integers, see Wide.ts) and allocate nothing but the
+ * BigInts of the arithmetic, which die young. `toWire` builds the response object, for reads only.
  */
 import type { Chain } from "../Chain.js"
 import * as Fixed from "../Fixed.js"
+import * as Wide from "./Wide.js"
 import type { IdentityProfile, Money } from "../wire/Common.js"
 import type { Position, PositionFunding as WirePositionFunding } from "../wire/Position.js"
 
@@ -32,7 +34,7 @@ export interface Fill {
 }
 
 /** Sums of a position's cycles before the current one (see `PositionState`). */
-interface EarlierCycles {
+export interface EarlierCycles {
   buyCount: number
   sellCount: number
   tokensBought: bigint
@@ -47,127 +49,346 @@ interface EarlierCycles {
   realizedPnlUsd: Fixed.Fixed
 }
 
+// Column layout of one position: wide integers first (Wide.LIMBS doubles each), then plain numbers.
+const W = Wide.LIMBS
+const HOLDINGS = 0
+const BOUGHT = 1 * W
+const SOLD = 2 * W
+const INVESTED_N = 3 * W
+const INVESTED_U = 4 * W
+const RECEIVED_N = 5 * W
+const RECEIVED_U = 6 * W
+const FEES_N = 7 * W
+const FEES_U = 8 * W
+const REALIZED_N = 9 * W
+const REALIZED_U = 10 * W
+const COST_N = 11 * W
+const COST_U = 12 * W
+const AVG_N = 13 * W
+const AVG_U = 14 * W
+const ENTRY_CAP_N = 15 * W
+const ENTRY_CAP_U = 16 * W
+const EXIT_CAP_N = 17 * W
+const EXIT_CAP_U = 18 * W
+const WIDE_FIELDS = 19
+/** Wide fields a new cycle resets (everything but the holdings). */
+const CYCLE_WIDE_FROM = BOUGHT
+const OPENED_AT = WIDE_FIELDS * W
+const CLOSED_AT = OPENED_AT + 1 // NaN while open
+const UPDATED_AT = OPENED_AT + 2
+const VERSION = OPENED_AT + 3
+const BUY_COUNT = OPENED_AT + 4
+const SELL_COUNT = OPENED_AT + 5
+const CYCLE_COUNT = OPENED_AT + 6
+const WINNING_CYCLES = OPENED_AT + 7
+const FLAGS = OPENED_AT + 8
+/** The engine's change round in which the position last changed (see `markChanged`). */
+const CHANGE_MARK = OPENED_AT + 9
+/** Doubles per position. */
+const STRIDE = OPENED_AT + 10
+
+// FLAGS bits.
+const EXISTS = 1
+/** The current cycle has seen no buy: it was opened by tokens that came in without one. */
+const TRANSFER = 2
 /**
- * The position's state. Fields without a `lifetime` prefix describe the current cycle (or the last
- * one, once it closed); `lifetime...` figures sum every cycle. Money is `Fixed`, token amounts are
- * base units.
- *
- * Every lifetime sum moves exactly like its current-cycle figure, so the state keeps only the sums
- * of the cycles before the current one (`earlier`, created when a second cycle opens) and a
- * lifetime figure is `earlier + current`. Most positions live one cycle: they carry no second
- * copy of each sum and a swap updates each figure once.
+ * The average cost is cost basis over holdings (tokens came in and none left since), computed
+ * when read or when tokens next leave; otherwise it is the stored AVG value. Most positions are
+ * never read between swaps, so a buy skips two divisions.
  */
-export class PositionState {
-  /** Token base units held now; never negative. */
-  holdings = 0n
-  /** True while the current cycle has seen no buy: it was opened by tokens that came in without one. */
-  isTransfer = false
+const AVG_FROM_BASIS = 4
 
-  buyCount = 0
-  sellCount = 0
-  tokensBought = 0n
-  tokensSold = 0n
-  investedNative: Fixed.Fixed = 0n
-  investedUsd: Fixed.Fixed = 0n
-  receivedNative: Fixed.Fixed = 0n
-  receivedUsd: Fixed.Fixed = 0n
-  feesNative: Fixed.Fixed = 0n
-  feesUsd: Fixed.Fixed = 0n
-  realizedPnlNative: Fixed.Fixed = 0n
-  realizedPnlUsd: Fixed.Fixed = 0n
-  /** Cost of the tokens held now (the weighted average cost times holdings, held exactly). */
-  costBasisNative: Fixed.Fixed = 0n
-  costBasisUsd: Fixed.Fixed = 0n
+const noAddresses: Array<string | undefined> = []
+
+/**
+ * Every wallet's position in one token, as columns: slot i is the position of the wallet the
+ * token's holder book numbered i, so the engine finds a wallet's holder entry and position with one
+ * lookup. A position is `STRIDE` doubles in one Float64Array (no object, no BigInt per position):
+ * the engine updates it on every trade without leaving anything for the garbage collector.
+ * The sums of earlier cycles, which most positions never have, live in a sparse map.
+ */
+export class PositionBook {
+  private data = new Float64Array(0)
+  private addresses: Array<string | undefined> = noAddresses
+  private earlierBySlot: Map<number, EarlierCycles> | undefined = undefined
+  private count = 0
+
+  constructor(readonly chain: Chain, readonly token: string, readonly decimals: number) {}
+
+  /** Positions opened so far. */
+  get size(): number {
+    return this.count
+  }
+
+  /** Whether slot `slot` holds a position. */
+  has(slot: number): boolean {
+    return slot * STRIDE < this.data.length && (this.data[slot * STRIDE + FLAGS]! & EXISTS) !== 0
+  }
+
   /**
-   * Average cost of one whole token; changes only when tokens come in, kept after the cycle closes.
-   * While `avgCostFromBasis` is set (tokens came in and none left since) it is cost basis over
-   * holdings, computed when read or when tokens next leave; otherwise it is the stored value. Most
-   * positions are never read between swaps, so a buy skips two divisions and two stored bigints.
+   * Opens the position of `wallet` at `slot` (nothing held, no event applied yet, version 0) if
+   * there is none; true when it was opened now.
    */
-  avgCostFromBasis = false
-  storedAvgCostNative: Fixed.Fixed = 0n
-  storedAvgCostUsd: Fixed.Fixed = 0n
-  /** Σ market cap × amount over the cycle's buys (divide by tokensBought) and sells (by tokensSold). */
-  entryMarketCapNativeByAmount = 0n
-  entryMarketCapUsdByAmount = 0n
-  exitMarketCapNativeByAmount = 0n
-  exitMarketCapUsdByAmount = 0n
-
-  /** Start of the current cycle. */
-  openedAt: number
-  /** End of the current cycle; null while it is open. */
-  closedAt: number | null = null
-  /** Time of the last change. */
-  updatedAt: number
-  /** Number of changes applied so far. */
-  version = 0
-
-  cycleCount = 0
-  winningCycleCount = 0
-  /** Sums of the cycles before the current one; null while there was none. */
-  earlier: EarlierCycles | null = null
-
-  constructor(
-    readonly wallet: string,
-    readonly chain: Chain,
-    readonly token: string,
-    readonly decimals: number,
-    timestamp: number
-  ) {
-    this.openedAt = timestamp
-    this.updatedAt = timestamp
+  open(slot: number, wallet: string, timestamp: number): boolean {
+    const at = slot * STRIDE
+    if (at >= this.data.length) this.grow(slot + 1)
+    const data = this.data
+    if ((data[at + FLAGS]! & EXISTS) !== 0) return false
+    data[at + FLAGS] = EXISTS
+    data[at + OPENED_AT] = timestamp
+    data[at + UPDATED_AT] = timestamp
+    data[at + CLOSED_AT] = NaN
+    if (this.addresses === noAddresses) this.addresses = []
+    this.addresses[slot] = wallet
+    this.count++
+    return true
   }
 
-  get avgCostNative(): Fixed.Fixed {
-    return this.avgCostFromBasis
-      ? Fixed.mulDiv(this.costBasisNative, Fixed.pow10(this.decimals), this.holdings)
-      : this.storedAvgCostNative
-  }
-  get avgCostUsd(): Fixed.Fixed {
-    return this.avgCostFromBasis ? Fixed.mulDiv(this.costBasisUsd, Fixed.pow10(this.decimals), this.holdings) : this.storedAvgCostUsd
+  /**
+   * Records that the position at `slot` changed in change round `round`; true the first time in
+   * that round (the engine lists each changed position once per round without a set).
+   */
+  markChanged(slot: number, round: number): boolean {
+    const at = slot * STRIDE + CHANGE_MARK
+    if (this.data[at] === round) return false
+    this.data[at] = round
+    return true
   }
 
-  get lifetimeBuyCount(): number {
-    return this.earlier === null ? this.buyCount : this.earlier.buyCount + this.buyCount
+  /** A read/write view of the position at `slot` (which must exist). */
+  at(slot: number): PositionState {
+    return new PositionState(this, slot)
   }
-  get lifetimeSellCount(): number {
-    return this.earlier === null ? this.sellCount : this.earlier.sellCount + this.sellCount
+
+  /** Every open slot, in slot order. */
+  *slots(): IterableIterator<number> {
+    const n = this.data.length / STRIDE
+    for (let slot = 0; slot < n; slot++) if ((this.data[slot * STRIDE + FLAGS]! & EXISTS) !== 0) yield slot
   }
-  get lifetimeTokensBought(): bigint {
-    return this.earlier === null ? this.tokensBought : this.earlier.tokensBought + this.tokensBought
+
+  /** Approximate bytes held (typed-array backing store plus the per-slot address reference). */
+  heapBytes(): number {
+    return 96 + this.data.byteLength + this.addresses.length * 8 + (this.earlierBySlot?.size ?? 0) * 400
   }
-  get lifetimeTokensSold(): bigint {
-    return this.earlier === null ? this.tokensSold : this.earlier.tokensSold + this.tokensSold
+
+  /** @internal the columns, for the apply functions of this module. */
+  columns(): Float64Array {
+    return this.data
   }
-  get lifetimeInvestedNative(): Fixed.Fixed {
-    return this.earlier === null ? this.investedNative : this.earlier.investedNative + this.investedNative
+
+  /** @internal */
+  walletAt(slot: number): string {
+    return this.addresses[slot]!
   }
-  get lifetimeInvestedUsd(): Fixed.Fixed {
-    return this.earlier === null ? this.investedUsd : this.earlier.investedUsd + this.investedUsd
+
+  /** @internal */
+  earlierOf(slot: number): EarlierCycles | null {
+    return this.earlierBySlot?.get(slot) ?? null
   }
-  get lifetimeReceivedNative(): Fixed.Fixed {
-    return this.earlier === null ? this.receivedNative : this.earlier.receivedNative + this.receivedNative
+
+  /** @internal */
+  setEarlier(slot: number, earlier: EarlierCycles): void {
+    if (this.earlierBySlot === undefined) this.earlierBySlot = new Map()
+    this.earlierBySlot.set(slot, earlier)
   }
-  get lifetimeReceivedUsd(): Fixed.Fixed {
-    return this.earlier === null ? this.receivedUsd : this.earlier.receivedUsd + this.receivedUsd
-  }
-  get lifetimeFeesNative(): Fixed.Fixed {
-    return this.earlier === null ? this.feesNative : this.earlier.feesNative + this.feesNative
-  }
-  get lifetimeFeesUsd(): Fixed.Fixed {
-    return this.earlier === null ? this.feesUsd : this.earlier.feesUsd + this.feesUsd
-  }
-  get lifetimeRealizedPnlNative(): Fixed.Fixed {
-    return this.earlier === null ? this.realizedPnlNative : this.earlier.realizedPnlNative + this.realizedPnlNative
-  }
-  get lifetimeRealizedPnlUsd(): Fixed.Fixed {
-    return this.earlier === null ? this.realizedPnlUsd : this.earlier.realizedPnlUsd + this.realizedPnlUsd
+
+  private grow(slots: number): void {
+    const capacity = Math.max(slots, 4, Math.ceil((this.data.length / STRIDE) * 1.5))
+    const data = new Float64Array(capacity * STRIDE)
+    data.set(this.data)
+    this.data = data
   }
 }
 
 /**
- * A position that holds nothing and has seen no event yet (version 0, no cycle). The engine
- * creates it for the first event of the wallet in the token and applies that event at once.
+ * One position: a view of its slot in a `PositionBook`. Fields without a `lifetime` prefix describe
+ * the current cycle (or the last one, once it closed); `lifetime...` figures sum every cycle. Money
+ * is `Fixed`, token amounts are base units. Reading a field builds its BigInt; views are cheap and
+ * made per read, never kept by the engine.
+ *
+ * Every lifetime sum moves exactly like its current-cycle figure, so the book keeps only the sums
+ * of the cycles before the current one (`earlier`, created when a second cycle opens) and a
+ * lifetime figure is `earlier + current`.
+ */
+export class PositionState {
+  constructor(readonly book: PositionBook, readonly slot: number) {}
+
+  private wide(field: number): bigint {
+    return Wide.read(this.book.columns(), this.slot * STRIDE + field)
+  }
+  private number(field: number): number {
+    return this.book.columns()[this.slot * STRIDE + field]!
+  }
+
+  get wallet(): string {
+    return this.book.walletAt(this.slot)
+  }
+  get chain(): Chain {
+    return this.book.chain
+  }
+  get token(): string {
+    return this.book.token
+  }
+  get decimals(): number {
+    return this.book.decimals
+  }
+
+  /** Token base units held now; never negative. */
+  get holdings(): bigint {
+    return this.wide(HOLDINGS)
+  }
+  get isTransfer(): boolean {
+    return (this.number(FLAGS) & TRANSFER) !== 0
+  }
+  get buyCount(): number {
+    return this.number(BUY_COUNT)
+  }
+  get sellCount(): number {
+    return this.number(SELL_COUNT)
+  }
+  get tokensBought(): bigint {
+    return this.wide(BOUGHT)
+  }
+  get tokensSold(): bigint {
+    return this.wide(SOLD)
+  }
+  get investedNative(): Fixed.Fixed {
+    return this.wide(INVESTED_N)
+  }
+  get investedUsd(): Fixed.Fixed {
+    return this.wide(INVESTED_U)
+  }
+  get receivedNative(): Fixed.Fixed {
+    return this.wide(RECEIVED_N)
+  }
+  get receivedUsd(): Fixed.Fixed {
+    return this.wide(RECEIVED_U)
+  }
+  get feesNative(): Fixed.Fixed {
+    return this.wide(FEES_N)
+  }
+  get feesUsd(): Fixed.Fixed {
+    return this.wide(FEES_U)
+  }
+  get realizedPnlNative(): Fixed.Fixed {
+    return this.wide(REALIZED_N)
+  }
+  get realizedPnlUsd(): Fixed.Fixed {
+    return this.wide(REALIZED_U)
+  }
+  /** Cost of the tokens held now (the weighted average cost times holdings, held exactly). */
+  get costBasisNative(): Fixed.Fixed {
+    return this.wide(COST_N)
+  }
+  get costBasisUsd(): Fixed.Fixed {
+    return this.wide(COST_U)
+  }
+  /** Average cost of one whole token; changes only when tokens come in, kept after the cycle closes. */
+  get avgCostNative(): Fixed.Fixed {
+    return averageCost(this.book.columns(), this.slot * STRIDE, COST_N, AVG_N, this.decimals)
+  }
+  get avgCostUsd(): Fixed.Fixed {
+    return averageCost(this.book.columns(), this.slot * STRIDE, COST_U, AVG_U, this.decimals)
+  }
+  /** Amount-weighted average market cap of the cycle's buys (sells); meaningful once there is one. */
+  get avgEntryMarketCapNative(): Fixed.Fixed {
+    return this.wide(ENTRY_CAP_N)
+  }
+  get avgEntryMarketCapUsd(): Fixed.Fixed {
+    return this.wide(ENTRY_CAP_U)
+  }
+  get avgExitMarketCapNative(): Fixed.Fixed {
+    return this.wide(EXIT_CAP_N)
+  }
+  get avgExitMarketCapUsd(): Fixed.Fixed {
+    return this.wide(EXIT_CAP_U)
+  }
+  /** Start of the current cycle. */
+  get openedAt(): number {
+    return this.number(OPENED_AT)
+  }
+  /** End of the current cycle; null while it is open. */
+  get closedAt(): number | null {
+    const closedAt = this.number(CLOSED_AT)
+    return Number.isNaN(closedAt) ? null : closedAt
+  }
+  /** Time of the last change. */
+  get updatedAt(): number {
+    return this.number(UPDATED_AT)
+  }
+  /** Number of changes applied so far. */
+  get version(): number {
+    return this.number(VERSION)
+  }
+  get cycleCount(): number {
+    return this.number(CYCLE_COUNT)
+  }
+  get winningCycleCount(): number {
+    return this.number(WINNING_CYCLES)
+  }
+  /** Sums of the cycles before the current one; null while there was none. */
+  get earlier(): EarlierCycles | null {
+    return this.book.earlierOf(this.slot)
+  }
+
+  get lifetimeBuyCount(): number {
+    const e = this.earlier
+    return e === null ? this.buyCount : e.buyCount + this.buyCount
+  }
+  get lifetimeSellCount(): number {
+    const e = this.earlier
+    return e === null ? this.sellCount : e.sellCount + this.sellCount
+  }
+  get lifetimeTokensBought(): bigint {
+    const e = this.earlier
+    return e === null ? this.tokensBought : e.tokensBought + this.tokensBought
+  }
+  get lifetimeTokensSold(): bigint {
+    const e = this.earlier
+    return e === null ? this.tokensSold : e.tokensSold + this.tokensSold
+  }
+  get lifetimeInvestedNative(): Fixed.Fixed {
+    const e = this.earlier
+    return e === null ? this.investedNative : e.investedNative + this.investedNative
+  }
+  get lifetimeInvestedUsd(): Fixed.Fixed {
+    const e = this.earlier
+    return e === null ? this.investedUsd : e.investedUsd + this.investedUsd
+  }
+  get lifetimeReceivedNative(): Fixed.Fixed {
+    const e = this.earlier
+    return e === null ? this.receivedNative : e.receivedNative + this.receivedNative
+  }
+  get lifetimeReceivedUsd(): Fixed.Fixed {
+    const e = this.earlier
+    return e === null ? this.receivedUsd : e.receivedUsd + this.receivedUsd
+  }
+  get lifetimeFeesNative(): Fixed.Fixed {
+    const e = this.earlier
+    return e === null ? this.feesNative : e.feesNative + this.feesNative
+  }
+  get lifetimeFeesUsd(): Fixed.Fixed {
+    const e = this.earlier
+    return e === null ? this.feesUsd : e.feesUsd + this.feesUsd
+  }
+  get lifetimeRealizedPnlNative(): Fixed.Fixed {
+    const e = this.earlier
+    return e === null ? this.realizedPnlNative : e.realizedPnlNative + this.realizedPnlNative
+  }
+  get lifetimeRealizedPnlUsd(): Fixed.Fixed {
+    const e = this.earlier
+    return e === null ? this.realizedPnlUsd : e.realizedPnlUsd + this.realizedPnlUsd
+  }
+}
+
+const averageCost = (data: Float64Array, at: number, cost: number, stored: number, decimals: number): Fixed.Fixed => {
+  if ((data[at + FLAGS]! & AVG_FROM_BASIS) === 0) return Wide.read(data, at + stored)
+  return Fixed.mulDiv(Wide.read(data, at + cost), Fixed.pow10(decimals), Wide.read(data, at + HOLDINGS))
+}
+
+/**
+ * A position that holds nothing and has seen no event yet (version 0, no cycle), in a book of its
+ * own (for tests and tools; the engine opens positions in each token's book).
  */
 export const makePosition = (
   wallet: string,
@@ -175,13 +396,17 @@ export const makePosition = (
   token: string,
   decimals: number,
   timestamp: number
-): PositionState => new PositionState(wallet, chain, token, decimals, timestamp)
+): PositionState => {
+  const book = new PositionBook(chain, token, decimals)
+  book.open(0, wallet, timestamp)
+  return book.at(0)
+}
 
 /** Moves the current cycle's sums into `earlier` before a new cycle resets them. */
 const keepEarlierCycle = (p: PositionState): void => {
   const e = p.earlier
   if (e === null) {
-    p.earlier = {
+    p.book.setEarlier(p.slot, {
       buyCount: p.buyCount,
       sellCount: p.sellCount,
       tokensBought: p.tokensBought,
@@ -194,7 +419,7 @@ const keepEarlierCycle = (p: PositionState): void => {
       feesUsd: p.feesUsd,
       realizedPnlNative: p.realizedPnlNative,
       realizedPnlUsd: p.realizedPnlUsd
-    }
+    })
     return
   }
   e.buyCount += p.buyCount
@@ -212,143 +437,154 @@ const keepEarlierCycle = (p: PositionState): void => {
 }
 
 /** Starts a cycle: the balance is being lifted from zero. */
-const openCycle = (p: PositionState, timestamp: number, byTransfer: boolean): void => {
-  if (p.cycleCount > 0) keepEarlierCycle(p)
-  p.isTransfer = byTransfer
-  p.buyCount = 0
-  p.sellCount = 0
-  p.tokensBought = 0n
-  p.tokensSold = 0n
-  p.investedNative = 0n
-  p.investedUsd = 0n
-  p.receivedNative = 0n
-  p.receivedUsd = 0n
-  p.feesNative = 0n
-  p.feesUsd = 0n
-  p.realizedPnlNative = 0n
-  p.realizedPnlUsd = 0n
-  p.costBasisNative = 0n
-  p.costBasisUsd = 0n
-  p.avgCostFromBasis = false
-  p.storedAvgCostNative = 0n
-  p.storedAvgCostUsd = 0n
-  p.entryMarketCapNativeByAmount = 0n
-  p.entryMarketCapUsdByAmount = 0n
-  p.exitMarketCapNativeByAmount = 0n
-  p.exitMarketCapUsdByAmount = 0n
-  p.openedAt = timestamp
-  p.closedAt = null
-  p.cycleCount++
+const openCycle = (p: PositionState, data: Float64Array, at: number, timestamp: number, byTransfer: boolean): void => {
+  if (data[at + CYCLE_COUNT]! > 0) keepEarlierCycle(p)
+  data.fill(0, at + CYCLE_WIDE_FROM, at + OPENED_AT)
+  data[at + FLAGS] = byTransfer ? EXISTS | TRANSFER : EXISTS
+  data[at + BUY_COUNT] = 0
+  data[at + SELL_COUNT] = 0
+  data[at + OPENED_AT] = timestamp
+  data[at + CLOSED_AT] = NaN
+  data[at + CYCLE_COUNT]++
 }
 
 /**
  * Ends the cycle once the balance is back at zero; a no-op while tokens are held, when the cycle
  * already closed, or when no cycle ever opened (a transfer out of a wallet we saw nothing arrive in).
  */
-const closeCycleIfEmpty = (p: PositionState, timestamp: number): void => {
-  if (p.holdings !== 0n || p.closedAt !== null || p.cycleCount === 0) return
+const closeCycleIfEmpty = (data: Float64Array, at: number, timestamp: number): void => {
+  if (!Wide.isZero(data, at + HOLDINGS) || !Number.isNaN(data[at + CLOSED_AT]!) || data[at + CYCLE_COUNT] === 0) return
   // The proportional cost removal leaves exactly zero when the last token leaves; reset anyway
   // so a closed cycle can never carry cost into the next one.
-  p.costBasisNative = 0n
-  p.costBasisUsd = 0n
-  p.closedAt = timestamp
-  if (p.realizedPnlUsd > 0n) p.winningCycleCount++
+  Wide.clear(data, at + COST_N)
+  Wide.clear(data, at + COST_U)
+  data[at + CLOSED_AT] = timestamp
+  if (Wide.sign(data, at + REALIZED_U) > 0) data[at + WINNING_CYCLES]++
 }
 
 /** Tokens came in: the average cost per whole token is now the cost basis over the holdings. */
-const refreshAverageCost = (p: PositionState): void => {
-  if (p.holdings !== 0n) p.avgCostFromBasis = true
+const refreshAverageCost = (data: Float64Array, at: number): void => {
+  if (!Wide.isZero(data, at + HOLDINGS)) data[at + FLAGS] = data[at + FLAGS]! | AVG_FROM_BASIS
 }
 
 /** Tokens are about to leave: fix the average at cost basis over holdings before either moves. */
-const settleAverageCost = (p: PositionState): void => {
-  if (!p.avgCostFromBasis) return
-  p.storedAvgCostNative = p.avgCostNative
-  p.storedAvgCostUsd = p.avgCostUsd
-  p.avgCostFromBasis = false
+const settleAverageCost = (data: Float64Array, at: number, decimals: number): void => {
+  if ((data[at + FLAGS]! & AVG_FROM_BASIS) === 0) return
+  Wide.write(data, at + AVG_N, averageCost(data, at, COST_N, AVG_N, decimals))
+  Wide.write(data, at + AVG_U, averageCost(data, at, COST_U, AVG_U, decimals))
+  data[at + FLAGS] = data[at + FLAGS]! & ~AVG_FROM_BASIS
 }
 
-const touch = (p: PositionState, timestamp: number): void => {
-  p.updatedAt = timestamp
-  p.version++
+const touch = (data: Float64Array, at: number, timestamp: number): void => {
+  data[at + UPDATED_AT] = timestamp
+  data[at + VERSION]++
 }
 
 /** Tokens arrived without a buy: zero cost basis; opens a transfer cycle from a zero balance. */
-const receiveWithoutCost = (p: PositionState, amount: bigint, timestamp: number): void => {
-  if (p.holdings === 0n) openCycle(p, timestamp, true)
-  p.holdings += amount
-  refreshAverageCost(p)
+const receiveWithoutCost = (p: PositionState, data: Float64Array, at: number, amount: bigint, timestamp: number): void => {
+  if (Wide.isZero(data, at + HOLDINGS)) openCycle(p, data, at, timestamp, true)
+  Wide.add(data, at + HOLDINGS, amount)
+  refreshAverageCost(data, at)
+}
+
+/**
+ * Folds `amount` at `marketCap` into the amount-weighted average market cap at `average` over the
+ * `before` tokens already weighed: (average × before + marketCap × amount) ÷ (before + amount),
+ * truncated to 18 decimals. A running average rather than Σ(market cap × amount): the sum of
+ * products outgrows any fixed width for large-supply tokens, the average never does.
+ */
+const weighMarketCap = (data: Float64Array, average: number, before: bigint, marketCap: Fixed.Fixed, amount: bigint): void => {
+  if (before === 0n) {
+    Wide.write(data, average, marketCap)
+    return
+  }
+  const current = Wide.read(data, average)
+  if (current === marketCap) return
+  Wide.write(data, average, (current * before + marketCap * amount) / (before + amount))
 }
 
 export const applyBuy = (p: PositionState, fill: Fill): void => {
+  const data = p.book.columns()
+  const at = p.slot * STRIDE
   const amount = fill.tokenAmount
-  if (p.holdings === 0n) openCycle(p, fill.timestamp, false)
+  if (Wide.isZero(data, at + HOLDINGS)) openCycle(p, data, at, fill.timestamp, false)
+  const bought = Wide.read(data, at + BOUGHT)
+  weighMarketCap(data, at + ENTRY_CAP_N, bought, fill.marketCapNative, amount)
+  weighMarketCap(data, at + ENTRY_CAP_U, bought, fill.marketCapUsd, amount)
   // A buy turns a transfer-opened cycle into a traded one; tokens already held keep zero cost.
-  p.isTransfer = false
-  p.holdings += amount
-  p.buyCount++
-  p.tokensBought += amount
-  p.investedNative += fill.valueNative
-  p.investedUsd += fill.valueUsd
-  p.feesNative += fill.feesNative
-  p.feesUsd += fill.feesUsd
-  p.costBasisNative += fill.valueNative
-  p.costBasisUsd += fill.valueUsd
-  p.entryMarketCapNativeByAmount += fill.marketCapNative * amount
-  p.entryMarketCapUsdByAmount += fill.marketCapUsd * amount
-  refreshAverageCost(p)
-  touch(p, fill.timestamp)
-  closeCycleIfEmpty(p, fill.timestamp)
+  data[at + FLAGS] = data[at + FLAGS]! & ~TRANSFER
+  Wide.add(data, at + HOLDINGS, amount)
+  data[at + BUY_COUNT]++
+  Wide.add(data, at + BOUGHT, amount)
+  Wide.add(data, at + INVESTED_N, fill.valueNative)
+  Wide.add(data, at + INVESTED_U, fill.valueUsd)
+  Wide.add(data, at + FEES_N, fill.feesNative)
+  Wide.add(data, at + FEES_U, fill.feesUsd)
+  Wide.add(data, at + COST_N, fill.valueNative)
+  Wide.add(data, at + COST_U, fill.valueUsd)
+  refreshAverageCost(data, at)
+  touch(data, at, fill.timestamp)
+  closeCycleIfEmpty(data, at, fill.timestamp)
 }
 
 export const applySell = (p: PositionState, fill: Fill): void => {
+  const data = p.book.columns()
+  const at = p.slot * STRIDE
   const amount = fill.tokenAmount
   // Selling more than we saw arrive: the missing tokens came in unseen (an earlier transfer or
   // history before ours), so they are received without cost first, exactly like a transfer in.
-  if (amount > p.holdings) receiveWithoutCost(p, amount - p.holdings, fill.timestamp)
-  settleAverageCost(p)
-  const costOutNative = Fixed.mulDiv(p.costBasisNative, amount, p.holdings)
-  const costOutUsd = Fixed.mulDiv(p.costBasisUsd, amount, p.holdings)
-  p.holdings -= amount
-  p.costBasisNative -= costOutNative
-  p.costBasisUsd -= costOutUsd
-  p.sellCount++
-  p.tokensSold += amount
-  p.receivedNative += fill.valueNative
-  p.receivedUsd += fill.valueUsd
-  p.feesNative += fill.feesNative
-  p.feesUsd += fill.feesUsd
-  p.exitMarketCapNativeByAmount += fill.marketCapNative * amount
-  p.exitMarketCapUsdByAmount += fill.marketCapUsd * amount
+  let holdings = Wide.read(data, at + HOLDINGS)
+  if (amount > holdings) {
+    receiveWithoutCost(p, data, at, amount - holdings, fill.timestamp)
+    holdings = amount
+  }
+  settleAverageCost(data, at, p.decimals)
+  const costOutNative = Fixed.mulDiv(Wide.read(data, at + COST_N), amount, holdings)
+  const costOutUsd = Fixed.mulDiv(Wide.read(data, at + COST_U), amount, holdings)
+  const sold = Wide.read(data, at + SOLD)
+  weighMarketCap(data, at + EXIT_CAP_N, sold, fill.marketCapNative, amount)
+  weighMarketCap(data, at + EXIT_CAP_U, sold, fill.marketCapUsd, amount)
+  Wide.subtract(data, at + HOLDINGS, amount)
+  Wide.subtract(data, at + COST_N, costOutNative)
+  Wide.subtract(data, at + COST_U, costOutUsd)
+  data[at + SELL_COUNT]++
+  Wide.add(data, at + SOLD, amount)
+  Wide.add(data, at + RECEIVED_N, fill.valueNative)
+  Wide.add(data, at + RECEIVED_U, fill.valueUsd)
+  Wide.add(data, at + FEES_N, fill.feesNative)
+  Wide.add(data, at + FEES_U, fill.feesUsd)
   // A cycle no buy opened realizes nothing: its tokens cost nothing, and counting their whole
   // sale value as profit would turn every airdrop dump into a "winning" trade.
-  if (!p.isTransfer) {
-    const realizedNative = fill.valueNative - costOutNative
-    const realizedUsd = fill.valueUsd - costOutUsd
-    p.realizedPnlNative += realizedNative
-    p.realizedPnlUsd += realizedUsd
+  if ((data[at + FLAGS]! & TRANSFER) === 0) {
+    Wide.add(data, at + REALIZED_N, fill.valueNative - costOutNative)
+    Wide.add(data, at + REALIZED_U, fill.valueUsd - costOutUsd)
   }
-  touch(p, fill.timestamp)
-  closeCycleIfEmpty(p, fill.timestamp)
+  touch(data, at, fill.timestamp)
+  closeCycleIfEmpty(data, at, fill.timestamp)
 }
 
 export const applyTransferIn = (p: PositionState, amount: bigint, timestamp: number): void => {
-  receiveWithoutCost(p, amount, timestamp)
-  touch(p, timestamp)
-  closeCycleIfEmpty(p, timestamp)
+  const data = p.book.columns()
+  const at = p.slot * STRIDE
+  receiveWithoutCost(p, data, at, amount, timestamp)
+  touch(data, at, timestamp)
+  closeCycleIfEmpty(data, at, timestamp)
 }
 
 export const applyTransferOut = (p: PositionState, amount: bigint, timestamp: number): void => {
+  const data = p.book.columns()
+  const at = p.slot * STRIDE
   // Tokens we never saw arrive cannot leave our books: the move is capped at the holdings.
-  const moved = amount > p.holdings ? p.holdings : amount
+  const holdings = Wide.read(data, at + HOLDINGS)
+  const moved = amount > holdings ? holdings : amount
   if (moved > 0n) {
-    settleAverageCost(p)
-    p.costBasisNative -= Fixed.mulDiv(p.costBasisNative, moved, p.holdings)
-    p.costBasisUsd -= Fixed.mulDiv(p.costBasisUsd, moved, p.holdings)
-    p.holdings -= moved
+    settleAverageCost(data, at, p.decimals)
+    Wide.subtract(data, at + COST_N, Fixed.mulDiv(Wide.read(data, at + COST_N), moved, holdings))
+    Wide.subtract(data, at + COST_U, Fixed.mulDiv(Wide.read(data, at + COST_U), moved, holdings))
+    Wide.subtract(data, at + HOLDINGS, moved)
   }
-  touch(p, timestamp)
-  closeCycleIfEmpty(p, timestamp)
+  touch(data, at, timestamp)
+  closeCycleIfEmpty(data, at, timestamp)
 }
 
 /** Current cycle status: open while the position holds tokens. */
@@ -425,10 +661,6 @@ const money = (native: Fixed.Fixed, usd: Fixed.Fixed): Money => ({
   usd: Fixed.format(usd)
 })
 
-/** Amount-weighted average of market caps; undefined when no amount carried weight. */
-const weightedMarketCap = (byAmountNative: bigint, byAmountUsd: bigint, amount: bigint): Money | undefined =>
-  amount === 0n ? undefined : money(byAmountNative / amount, byAmountUsd / amount)
-
 /**
  * The position as the spec's Position object, its price-derived fields at the token's latest
  * price. `identities` is omitted when empty; `closedAt` while the cycle is open; the average entry
@@ -442,12 +674,8 @@ export const toWire = (
 ): PositionWire => {
   const status = statusOf(p)
   const valuation = valuationOf(p, token)
-  const avgEntryMarketCap = weightedMarketCap(
-    p.entryMarketCapNativeByAmount,
-    p.entryMarketCapUsdByAmount,
-    p.tokensBought
-  )
-  const avgExitMarketCap = weightedMarketCap(p.exitMarketCapNativeByAmount, p.exitMarketCapUsdByAmount, p.tokensSold)
+  const avgEntryMarketCap = p.buyCount === 0 ? undefined : money(p.avgEntryMarketCapNative, p.avgEntryMarketCapUsd)
+  const avgExitMarketCap = p.sellCount === 0 ? undefined : money(p.avgExitMarketCapNative, p.avgExitMarketCapUsd)
   return {
     walletAddress: p.wallet,
     chain: p.chain,

@@ -7,11 +7,12 @@ import { nativeAsset } from "../Chain.js"
 import type { DiscoveryCandidate } from "../discovery/Discovery.js"
 import type { TokenMetadataFields } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
+import * as Wide from "./Wide.js"
 import type { Token } from "../wire/Token.js"
 import { HolderBook } from "./Holders.js"
-import type { TradeRing } from "./TradeFeed.js"
+import type { TradeContext, TradeRing } from "./TradeFeed.js"
 import { TradeTape } from "./TradeTape.js"
-import type { PositionEntry } from "./MarketEngine.js"
+import { PositionBook } from "./Positions.js"
 import type { FundingValue } from "./Wallets.js"
 import { unresolvedFunding } from "./Wallets.js"
 
@@ -66,20 +67,25 @@ const burnAddresses = new Set([
 /** Shared by every token without curve readings (never mutated: the first reading replaces it). */
 const noSamples: Array<number> = []
 
+/** The all-time sums a token keeps (see `TokenBook.totals`). */
+export const TotalKind = { volume: 0, feeTransaction: 1, feeValidator: 2, feePlatform: 3, feeDex: 4 } as const
+const TOTAL_KINDS = 5
+
 const CURVE_HISTORY_MS = 3_600_000
 const CURVE_SAMPLE_MS = 60_000
 
 export class TokenBook implements DiscoveryCandidate {
   readonly key: string
-  metadata: TokenMetadataFields = emptyMetadata
+  private currentMetadata: TokenMetadataFields = emptyMetadata
+  private currentTradeContext: TradeContext | undefined = undefined
   bondingCurvePct: Fixed.Fixed | null
   graduatedAt: number | null = null
   graduatedToPool: string | null = null
   graduatedToDex: string | null = null
   /** Pools in the order first seen (tokens have one to a few; looked up by a linear scan). */
   readonly pools: Array<PoolState> = []
-  /** Every wallet's position in this token, by wallet address. */
-  readonly positions = new Map<string, PositionEntry>()
+  /** Every wallet's position in this token, numbered like the holder book's wallets. */
+  readonly positions: PositionBook
   priceNative: Fixed.Fixed = 0n
   priceUsd: Fixed.Fixed = 0n
   hasMarket = false
@@ -88,19 +94,12 @@ export class TokenBook implements DiscoveryCandidate {
   athMarketCap: Readonly<MoneyFixed> = noMoney
   athMarketCapAt = 0
   /**
-   * All-time volume and the four fee kinds: native sums in the chain's native base units (exact,
-   * converted to Fixed on read), USD sums as Fixed, each term valued at its swap's `nativeUsd`.
+   * All-time volume and the four fee kinds (`TotalKind`), each as two wide integers (Wide.ts): the
+   * native sum in the chain's native base units (exact, converted to Fixed on read) and the USD sum
+   * as Fixed, each term valued at its swap's `nativeUsd`. Columns, not BigInt fields: they change
+   * on every swap.
    */
-  volumeNativeUnits = 0n
-  volumeUsd: Fixed.Fixed = 0n
-  feeTransactionUnits = 0n
-  feeTransactionUsd: Fixed.Fixed = 0n
-  feeValidatorUnits = 0n
-  feeValidatorUsd: Fixed.Fixed = 0n
-  feePlatformUnits = 0n
-  feePlatformUsd: Fixed.Fixed = 0n
-  feeDexUnits = 0n
-  feeDexUsd: Fixed.Fixed = 0n
+  readonly totals = new Float64Array(TOTAL_KINDS * 2 * Wide.LIMBS)
   /** Replaced whole by each `securityScored` (the default is shared by every unscored token). */
   security: SecurityFacts = unscored
   platforms: Array<{ platform: string; isPaid: boolean; paidAt: number | null }> = []
@@ -137,6 +136,7 @@ export class TokenBook implements DiscoveryCandidate {
     this.updatedAt = createdAt
     this.tape = new TradeTape({ retainMs: tapeRetainMs })
     this.holders = new HolderBook(supply, creator, launchBlock, this)
+    this.positions = new PositionBook(chain, address, decimals)
   }
 
   /** Total supply in base units. */
@@ -146,6 +146,25 @@ export class TokenBook implements DiscoveryCandidate {
   set supply(value: bigint) {
     this.currentSupply = value
     this.supplyWhole = Fixed.fromBaseUnits(value, this.decimals)
+    this.currentTradeContext = undefined
+  }
+
+  get metadata(): TokenMetadataFields {
+    return this.currentMetadata
+  }
+  set metadata(value: TokenMetadataFields) {
+    this.currentMetadata = value
+    this.currentTradeContext = undefined
+  }
+
+  /** The token as its trades see it now (shared by every trade until supply or metadata change). */
+  get tradeContext(): TradeContext {
+    let context = this.currentTradeContext
+    if (context === undefined) {
+      context = { token: this, supply: this.currentSupply, metadata: this.currentMetadata }
+      this.currentTradeContext = context
+    }
+    return context
   }
 
   // --- discovery candidate view -------------------------------------------------------------
@@ -212,7 +231,23 @@ export class TokenBook implements DiscoveryCandidate {
     return this.holders.top10Pct()
   }
   get globalFeesPaidUsd(): Fixed.Fixed {
-    return this.feePlatformUsd + this.feeDexUsd
+    return this.totalUsd(TotalKind.feePlatform) + this.totalUsd(TotalKind.feeDex)
+  }
+
+  /** Adds one swap's term to an all-time sum: `units` native base units worth `usd`. */
+  addTotal(kind: number, units: bigint, usd: Fixed.Fixed): void {
+    Wide.add(this.totals, kind * 2 * Wide.LIMBS, units)
+    Wide.add(this.totals, (kind * 2 + 1) * Wide.LIMBS, usd)
+  }
+
+  /** An all-time sum's native base units. */
+  totalUnits(kind: number): bigint {
+    return Wide.read(this.totals, kind * 2 * Wide.LIMBS)
+  }
+
+  /** An all-time sum's USD value (Fixed). */
+  totalUsd(kind: number): Fixed.Fixed {
+    return Wide.read(this.totals, (kind * 2 + 1) * Wide.LIMBS)
   }
   get bondingCurveActivity(): number {
     if (this.bondingCurvePct === null || this.curveSamples.length === 0) return 0
@@ -354,12 +389,12 @@ export class TokenBook implements DiscoveryCandidate {
       },
       stats: this.tape.stats(),
       totals: {
-        volume: this.nativeMoney(this.volumeNativeUnits, this.volumeUsd),
+        volume: this.total(TotalKind.volume),
         fees: {
-          transaction: this.nativeMoney(this.feeTransactionUnits, this.feeTransactionUsd),
-          validator: this.nativeMoney(this.feeValidatorUnits, this.feeValidatorUsd),
-          platform: this.nativeMoney(this.feePlatformUnits, this.feePlatformUsd),
-          dex: this.nativeMoney(this.feeDexUnits, this.feeDexUsd)
+          transaction: this.total(TotalKind.feeTransaction),
+          validator: this.total(TotalKind.feeValidator),
+          platform: this.total(TotalKind.feePlatform),
+          dex: this.total(TotalKind.feeDex)
         }
       },
       holders: this.holders.toWire(),
@@ -386,13 +421,20 @@ export class TokenBook implements DiscoveryCandidate {
     return wire
   }
 
-  private nativeMoney(units: bigint, usd: Fixed.Fixed) {
-    return { native: Fixed.format(nativeValue(this.chain, units)), usd: Fixed.format(usd) }
+  private total(kind: number) {
+    return { native: Fixed.format(nativeValue(this.chain, this.totalUnits(kind))), usd: Fixed.format(this.totalUsd(kind)) }
   }
 
   /** Approximate heap bytes held by this token (for the memory benchmark). */
   heapBytes(): number {
-    return 1_200 + this.pools.length * 200 + this.tape.heapBytes() + this.holders.heapBytes() + this.curveSamples.length * 8
+    return (
+      1_200 +
+      this.pools.length * 200 +
+      this.tape.heapBytes() +
+      this.holders.heapBytes() +
+      this.positions.heapBytes() +
+      this.curveSamples.length * 8
+    )
   }
 }
 

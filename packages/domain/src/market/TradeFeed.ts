@@ -1,13 +1,15 @@
 /**
- * Trades as the API serves them: one immutable record per swap (built once, encoded once) kept in
- * bounded newest-first feeds — one per token and one per identity feed (`kol`, `partnerscan`).
- * Deeper history than a feed holds is the storage layer's to serve.
+ * Trades as the API serves them: one immutable record per swap (built once, encoded once for the
+ * streams), kept in bounded newest-first feeds — one per token and one per identity feed (`kol`,
+ * `partnerscan`) — as columns, records being rebuilt when read. Deeper history than a feed holds
+ * is the storage layer's to serve.
  */
 import type { Chain } from "../Chain.js"
 import { nativeAsset } from "../Chain.js"
 import * as Fixed from "../Fixed.js"
 import type { IdentityProfile } from "../wire/Common.js"
 import type { Trade } from "../wire/Trade.js"
+import * as Wide from "./Wide.js"
 
 /** Figures of one trade as folded; the wire object is built from them. */
 export interface TradeFacts {
@@ -43,6 +45,17 @@ export interface TradedToken {
 }
 
 /**
+ * The token as a trade saw it: its fixed facts, total supply (base units) and metadata at trade
+ * time. One object per token, replaced (never mutated) when its supply or metadata changes, so
+ * every trade between two changes shares it.
+ */
+export interface TradeContext {
+  readonly token: TradedToken
+  readonly supply: bigint
+  readonly metadata: { readonly name: string; readonly symbol: string }
+}
+
+/**
  * One trade as the API serves it. Immutable, and small: it keeps only the swap's inputs plus
  * references shared with the rest of the engine (the token's address, name, symbol and supply at
  * trade time, the wallet's address and identities, the chain's native USD price, an interned flag
@@ -60,12 +73,8 @@ export class TradeRecord {
     readonly seq: number,
     /** The stable opaque trade id (`tradeIdOf` of the swap event's id). */
     readonly id: string,
-    /** The traded token's fixed facts (shared by every trade of the token). */
-    readonly tokenFacts: TradedToken,
-    /** The token's total supply (base units) at trade time. */
-    readonly supply: bigint,
-    /** The token's metadata at trade time (replaced whole when it resolves, so this is a snapshot). */
-    readonly metadata: { readonly name: string; readonly symbol: string },
+    /** The traded token, its supply and metadata at trade time (shared with the token's other trades). */
+    readonly context: TradeContext,
     readonly trader: string,
     readonly transactionHash: string,
     readonly side: "buy" | "sell",
@@ -84,19 +93,22 @@ export class TradeRecord {
   ) {}
 
   get chain(): Chain {
-    return this.tokenFacts.chain
+    return this.context.token.chain
   }
   get token(): string {
-    return this.tokenFacts.address
+    return this.context.token.address
   }
   get decimals(): number {
-    return this.tokenFacts.decimals
+    return this.context.token.decimals
+  }
+  get supply(): bigint {
+    return this.context.supply
   }
   get name(): string {
-    return this.metadata.name
+    return this.context.metadata.name
   }
   get symbol(): string {
-    return this.metadata.symbol
+    return this.context.metadata.symbol
   }
 
   /** The full trade object (REST form, with flags and platforms). */
@@ -157,9 +169,14 @@ export const tradeIdOf = (eventId: string): string => {
     b1 = Math.imul(b1 ^ ch, 2654435761)
     b2 = Math.imul(b2 ^ ch, 1597334677)
   }
+  return spellTradeId(finishCyrb53(a1, a2), finishCyrb53(b1, b2))
+}
+
+/** The trade id of the two 53-bit halves `a` and `b`: "t" and 11 base-36 digits of each. */
+const spellTradeId = (a: number, b: number): string => {
   idCodes[0] = 116 // "t"
-  spellBase36(finishCyrb53(a1, a2), 1)
-  spellBase36(finishCyrb53(b1, b2), 12)
+  spellBase36(a, 1)
+  spellBase36(b, 12)
   return String.fromCharCode.apply(null, idCodes)
 }
 
@@ -215,17 +232,71 @@ export const tradeWire = (f: TradeFacts): Trade => ({
   timestamp: f.timestamp
 })
 
-const isNewer = (a: TradeRecord, b: TradeRecord): boolean =>
-  a.timestamp > b.timestamp || (a.timestamp === b.timestamp && a.seq > b.seq)
 
-/** A bounded ring of trade records, oldest dropped first; iterated newest first. */
+// Ring layout. `numbers` (Float64Array), per trade: seq, timestamp, the two halves of the trade id,
+// side (1: sell), the transaction hash's length, the terminal's code, token amount, native amount
+// and native USD price as wide integers. `hashes` (Uint8Array): the transaction hash's characters
+// (Latin-1), up to TX_BYTES. `refs` (Array), per trade: the trade context, the trader, its
+// identities and the flag list — shared objects only, so a trade costs no object of its own while
+// it sits in a feed. An id, hash or terminal that does not fit the columns goes to `unusual`.
+const N_SEQ = 0
+const N_TIME = 1
+const N_ID_A = 2
+const N_ID_B = 3
+const N_SIDE = 4
+const N_TX_LENGTH = 5
+const N_TERMINAL = 6
+const N_TOKEN_AMOUNT = 7
+const N_NATIVE_AMOUNT = N_TOKEN_AMOUNT + Wide.LIMBS
+const N_NATIVE_USD = N_NATIVE_AMOUNT + Wide.LIMBS
+const N_STRIDE = N_NATIVE_USD + Wide.LIMBS
+const TX_BYTES = 88
+const R_CONTEXT = 0
+const R_TRADER = 1
+const R_IDENTITIES = 2
+const R_FLAGS = 3
+const R_STRIDE = 4
+
+const ID_DIGITS = 11
+const idPattern = /^t[0-9a-z]{22}$/
+
+/** Terminal names by code (0: none, -1: kept in `unusual`); a handful of venues, bounded. */
+const terminalNames: Array<string | null> = [null]
+const terminalCodes = new Map<string, number>()
+const MAX_TERMINALS = 4_096
+const terminalCodeOf = (terminal: string | null): number => {
+  if (terminal === null) return 0
+  let code = terminalCodes.get(terminal)
+  if (code === undefined) {
+    if (terminalNames.length > MAX_TERMINALS) return -1
+    code = terminalNames.length
+    terminalNames.push(terminal)
+    terminalCodes.set(terminal, code)
+  }
+  return code
+}
+
+/** What a row could not keep in its columns (rare: ids, hashes or terminals of unusual shape). */
+interface UnusualTexts {
+  id?: string
+  transactionHash?: string
+  terminal?: string
+}
+/** A bounded ring of trades, oldest dropped first; read newest first, in (timestamp, seq) order. */
 export class TradeRing {
-  private items: Array<TradeRecord | undefined>
-  private head = 0 // index of the next write
+  private numbers: Float64Array
+  private hashes: Uint8Array
+  private refs: Array<unknown>
+  private unusual: Map<number, UnusualTexts> | undefined = undefined
+  private capacityNow: number
+  private head = 0 // row of the next write
   private count = 0
 
   constructor(private readonly capacity: number, initial = Math.min(capacity, 8)) {
-    this.items = new Array(initial)
+    this.capacityNow = initial
+    this.numbers = new Float64Array(initial * N_STRIDE)
+    this.hashes = new Uint8Array(initial * TX_BYTES)
+    this.refs = new Array(initial * R_STRIDE)
   }
 
   get size(): number {
@@ -233,53 +304,39 @@ export class TradeRing {
   }
 
   push(record: TradeRecord): void {
-    if (this.count < this.capacity && this.count === this.items.length) {
-      // grow: unroll into a larger array, oldest first
-      const grown = new Array<TradeRecord | undefined>(Math.min(this.capacity, this.items.length * 2))
-      for (let i = 0; i < this.count; i++) grown[i] = this.at(this.count - 1 - i)
-      this.items = grown
-      this.head = this.count
-    }
-    this.items[this.head] = record
-    this.head = (this.head + 1) % this.items.length
+    if (this.count < this.capacity && this.count === this.capacityNow) this.grow()
+    this.write(this.head, record)
+    this.head = (this.head + 1) % this.capacityNow
     if (this.count < this.capacity) this.count++
     // A late arrival (older than the newest held) moves back to its place in (timestamp, seq) order.
-    for (let i = 0; i + 1 < this.count && isNewer(this.at(i + 1), this.at(i)); i++) {
-      const newer = this.at(i + 1)
-      this.setAt(i + 1, this.at(i))
-      this.setAt(i, newer)
-    }
+    for (let i = 0; i + 1 < this.count && this.isNewer(this.row(i + 1), this.row(i)); i++) this.swap(this.row(i), this.row(i + 1))
   }
 
-  private setAt(i: number, record: TradeRecord): void {
-    const n = this.items.length
-    this.items[(this.head - 1 - i + n * 2) % n] = record
-  }
-
-  /** i-th newest record (0 = newest). */
+  /** i-th newest trade (0 = newest). */
   at(i: number): TradeRecord {
-    const n = this.items.length
-    return this.items[(this.head - 1 - i + n * 2) % n]!
+    return this.read(this.row(i))
   }
 
   /**
-   * Up to `limit` records strictly older than (timestamp, seq) — or from the newest when `after`
-   * is null — newest first, and whether more remain.
+   * Up to `limit` trades strictly older than (timestamp, seq) — or from the newest when `after` is
+   * null — newest first, and whether more remain; `keep` narrows by the traded token's chain.
    */
   page(
     after: { readonly timestamp: number; readonly seq: number } | null,
     limit: number,
-    keep: (r: TradeRecord) => boolean = () => true
+    keep?: (chain: Chain) => boolean
   ): { readonly records: Array<TradeRecord>; readonly hasMore: boolean } {
     let i = 0
+    const numbers = this.numbers
     if (after !== null) {
-      // records are in (timestamp, seq) order; binary search the first strictly older one
+      // rows are in (timestamp, seq) order; binary search the first strictly older one
       let lo = 0
       let hi = this.count
       while (lo < hi) {
         const mid = (lo + hi) >>> 1
-        const r = this.at(mid)
-        const older = r.timestamp < after.timestamp || (r.timestamp === after.timestamp && r.seq < after.seq)
+        const at = this.row(mid) * N_STRIDE
+        const time = numbers[at + N_TIME]!
+        const older = time < after.timestamp || (time === after.timestamp && numbers[at + N_SEQ]! < after.seq)
         if (older) hi = mid
         else lo = mid + 1
       }
@@ -287,11 +344,156 @@ export class TradeRing {
     }
     const records: Array<TradeRecord> = []
     for (; i < this.count; i++) {
-      const r = this.at(i)
-      if (!keep(r)) continue
+      const row = this.row(i)
+      if (keep !== undefined && !keep((this.refs[row * R_STRIDE + R_CONTEXT] as TradeContext).token.chain)) continue
       if (records.length === limit) return { records, hasMore: true }
-      records.push(r)
+      records.push(this.read(row))
     }
     return { records, hasMore: false }
+  }
+
+  /** Approximate bytes held: the columns' backing stores and the reference slots. */
+  heapBytes(): number {
+    return 160 + this.numbers.byteLength + this.hashes.byteLength + this.refs.length * 8
+  }
+
+  private row(i: number): number {
+    const n = this.capacityNow
+    return (this.head - 1 - i + n * 2) % n
+  }
+
+  private isNewer(a: number, b: number): boolean {
+    const numbers = this.numbers
+    const timeA = numbers[a * N_STRIDE + N_TIME]!
+    const timeB = numbers[b * N_STRIDE + N_TIME]!
+    return timeA > timeB || (timeA === timeB && numbers[a * N_STRIDE + N_SEQ]! > numbers[b * N_STRIDE + N_SEQ]!)
+  }
+
+  private swap(a: number, b: number): void {
+    const numbers = this.numbers
+    for (let k = 0; k < N_STRIDE; k++) {
+      const t = numbers[a * N_STRIDE + k]!
+      numbers[a * N_STRIDE + k] = numbers[b * N_STRIDE + k]!
+      numbers[b * N_STRIDE + k] = t
+    }
+    const hashes = this.hashes
+    for (let k = 0; k < TX_BYTES; k++) {
+      const t = hashes[a * TX_BYTES + k]!
+      hashes[a * TX_BYTES + k] = hashes[b * TX_BYTES + k]!
+      hashes[b * TX_BYTES + k] = t
+    }
+    const refs = this.refs
+    for (let k = 0; k < R_STRIDE; k++) {
+      const t = refs[a * R_STRIDE + k]
+      refs[a * R_STRIDE + k] = refs[b * R_STRIDE + k]
+      refs[b * R_STRIDE + k] = t
+    }
+    const unusual = this.unusual
+    if (unusual !== undefined) {
+      const ua = unusual.get(a)
+      const ub = unusual.get(b)
+      unusual.delete(a)
+      unusual.delete(b)
+      if (ub !== undefined) unusual.set(a, ub)
+      if (ua !== undefined) unusual.set(b, ua)
+    }
+  }
+
+  /** Unrolls the ring oldest first into columns twice (at most `capacity`) as large. */
+  private grow(): void {
+    const size = Math.min(this.capacity, this.capacityNow * 2)
+    const numbers = new Float64Array(size * N_STRIDE)
+    const hashes = new Uint8Array(size * TX_BYTES)
+    const refs = new Array<unknown>(size * R_STRIDE)
+    const unusual = this.unusual === undefined ? undefined : new Map<number, UnusualTexts>()
+    for (let i = 0; i < this.count; i++) {
+      const from = this.row(this.count - 1 - i)
+      const texts = this.unusual?.get(from)
+      if (texts !== undefined) unusual!.set(i, texts)
+      numbers.set(this.numbers.subarray(from * N_STRIDE, (from + 1) * N_STRIDE), i * N_STRIDE)
+      hashes.set(this.hashes.subarray(from * TX_BYTES, (from + 1) * TX_BYTES), i * TX_BYTES)
+      for (let k = 0; k < R_STRIDE; k++) refs[i * R_STRIDE + k] = this.refs[from * R_STRIDE + k]
+    }
+    this.numbers = numbers
+    this.hashes = hashes
+    this.refs = refs
+    this.unusual = unusual
+    this.capacityNow = size
+    this.head = this.count % size
+  }
+
+  private write(row: number, r: TradeRecord): void {
+    const numbers = this.numbers
+    const at = row * N_STRIDE
+    numbers[at + N_SEQ] = r.seq
+    numbers[at + N_TIME] = r.timestamp
+    numbers[at + N_SIDE] = r.side === "sell" ? 1 : 0
+    Wide.write(numbers, at + N_TOKEN_AMOUNT, r.tokenAmount)
+    Wide.write(numbers, at + N_NATIVE_AMOUNT, r.nativeAmount)
+    Wide.write(numbers, at + N_NATIVE_USD, r.nativeUsd)
+    const refs = this.refs
+    const ref = row * R_STRIDE
+    refs[ref + R_CONTEXT] = r.context
+    refs[ref + R_TRADER] = r.trader
+    refs[ref + R_IDENTITIES] = r.identities
+    refs[ref + R_FLAGS] = r.flags
+    this.unusual?.delete(row)
+    let texts: UnusualTexts | undefined
+    const terminal = terminalCodeOf(r.terminal)
+    numbers[at + N_TERMINAL] = terminal
+    if (terminal < 0) texts = { terminal: r.terminal! }
+    // The id's two halves as numbers when it is one `tradeIdOf` spelled; its text otherwise.
+    if (idPattern.test(r.id)) {
+      numbers[at + N_ID_A] = parseInt(r.id.slice(1, 1 + ID_DIGITS), 36)
+      numbers[at + N_ID_B] = parseInt(r.id.slice(1 + ID_DIGITS), 36)
+    } else {
+      numbers[at + N_ID_A] = NaN
+      texts = { ...texts, id: r.id }
+    }
+    // The hash's characters when they are all Latin-1 and fit; its text otherwise.
+    const tx = r.transactionHash
+    let fits = tx.length <= TX_BYTES
+    const hashes = this.hashes
+    const base = row * TX_BYTES
+    for (let k = 0; fits && k < tx.length; k++) {
+      const code = tx.charCodeAt(k)
+      if (code > 255) fits = false
+      else hashes[base + k] = code
+    }
+    numbers[at + N_TX_LENGTH] = fits ? tx.length : -1
+    if (!fits) texts = { ...texts, transactionHash: tx }
+    if (texts !== undefined) {
+      if (this.unusual === undefined) this.unusual = new Map()
+      this.unusual.set(row, texts)
+    }
+  }
+
+  private read(row: number): TradeRecord {
+    const numbers = this.numbers
+    const at = row * N_STRIDE
+    const refs = this.refs
+    const ref = row * R_STRIDE
+    const texts = this.unusual?.get(row)
+    const txLength = numbers[at + N_TX_LENGTH]!
+    const transactionHash =
+      txLength < 0
+        ? texts!.transactionHash!
+        : String.fromCharCode.apply(null, this.hashes.subarray(row * TX_BYTES, row * TX_BYTES + txLength) as unknown as Array<number>)
+    const terminal = numbers[at + N_TERMINAL]!
+    return new TradeRecord(
+      numbers[at + N_SEQ]!,
+      Number.isNaN(numbers[at + N_ID_A]!) ? texts!.id! : spellTradeId(numbers[at + N_ID_A]!, numbers[at + N_ID_B]!),
+      refs[ref + R_CONTEXT] as TradeContext,
+      refs[ref + R_TRADER] as string,
+      transactionHash,
+      numbers[at + N_SIDE] === 1 ? "sell" : "buy",
+      Wide.read(numbers, at + N_TOKEN_AMOUNT),
+      Wide.read(numbers, at + N_NATIVE_AMOUNT),
+      Wide.read(numbers, at + N_NATIVE_USD),
+      refs[ref + R_FLAGS] as ReadonlyArray<string>,
+      terminal < 0 ? texts!.terminal! : terminalNames[terminal]!,
+      refs[ref + R_IDENTITIES] as ReadonlyArray<IdentityProfile>,
+      numbers[at + N_TIME]!
+    )
   }
 }

@@ -4,7 +4,7 @@
 import type { Chain } from "../Chain.js"
 import type { WalletFunded } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
-import type { PositionEntry } from "./MarketEngine.js"
+import type { TokenBook } from "./TokenBook.js"
 
 export interface IdentityProfileValue {
   readonly source: string
@@ -58,7 +58,7 @@ const noLabels: ReadonlyArray<string> = Object.freeze([])
 const noIdentities: ReadonlyArray<IdentityProfileValue> = Object.freeze([])
 
 /** Shared by every wallet without positions (most funded-only wallets never trade). */
-const noPositions: ReadonlyArray<PositionEntry> = Object.freeze([])
+const noPositions: ReadonlyArray<TokenBook> = Object.freeze([])
 
 export class WalletRecord {
   funding: FundingValue = unresolvedFunding
@@ -68,13 +68,16 @@ export class WalletRecord {
    */
   labels: ReadonlyArray<string> = noLabels
   identities: ReadonlyArray<IdentityProfileValue> = noIdentities
-  /** The wallet's positions on this chain, in the order they were opened (one per token). */
-  positions: ReadonlyArray<PositionEntry> = noPositions
+  /**
+   * The tokens the wallet has a position in on this chain, in the order the positions were opened
+   * (the position itself is in the token's PositionBook, in the wallet's holder slot).
+   */
+  positionTokens: ReadonlyArray<TokenBook> = noPositions
   constructor(readonly chain: Chain, readonly address: string) {}
 
-  addPosition(entry: PositionEntry): void {
-    if (this.positions === noPositions) this.positions = [entry]
-    else (this.positions as Array<PositionEntry>).push(entry)
+  addPosition(token: TokenBook): void {
+    if (this.positionTokens === noPositions) this.positionTokens = [token]
+    else (this.positionTokens as Array<TokenBook>).push(token)
   }
 
   hasLabel(label: string): boolean {

@@ -24,7 +24,7 @@ const snapshot = (engine: MarketEngine): string => {
   for (const token of engine.allTokens()) {
     parts.push(JSON.stringify(token.toWire()))
     for (const record of engine.tokenTradePage(token.chain, token.address, null, 1000).records) parts.push(JSON.stringify(record.trade))
-    for (const entry of token.positions.values()) parts.push(JSON.stringify(engine.positionWire(entry)))
+    for (const entry of engine.positionsOfToken(token)) parts.push(JSON.stringify(engine.positionWire(entry)))
   }
   return parts.join("\n")
 }
@@ -101,7 +101,7 @@ describe("MarketEngine", () => {
         decodeTrade(r.trade)
         trades++
       }
-      for (const entry of token.positions.values()) {
+      for (const entry of engine.positionsOfToken(token)) {
         decodePosition(engine.positionWire(entry))
         positions++
       }
@@ -115,8 +115,8 @@ describe("MarketEngine", () => {
     const engine = fold(simulated(5, 11))
     let checked = 0
     for (const token of engine.allTokens()) {
-      for (const [wallet, entry] of token.positions) {
-        expect(entry.state.holdings).toBe(token.holders.balanceOf(wallet))
+      for (const entry of engine.positionsOfToken(token)) {
+        expect(entry.state.holdings).toBe(token.holders.balanceOf(entry.state.wallet))
         checked++
       }
     }

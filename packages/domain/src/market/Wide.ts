@@ -1,0 +1,117 @@
+/**
+ * Exact integers kept in `Float64Array` columns, for state that changes on every trade.
+ *
+ * A BigInt stored in a long-lived object is a heap object of its own: every update allocates a new
+ * one that survives into the old generation, and the garbage collector then spends more time than
+ * the arithmetic. A wide integer is instead three float64 limbs in a typed array, base 2^52:
+ *
+ *   value = l0 + l1 × 2^52 + l2 × 2^104,   l0, l1 ∈ [0, 2^52),   l2 an integer with |l2| < 2^53
+ *
+ * so every signed integer below 2^156 in magnitude (token base units of any supply, 10^-18 money
+ * far beyond any market) is held exactly. Sums of limbs stay below 2^53, so additions are exact
+ * double arithmetic with carries: no allocation at all. Values enter and leave as BigInt (the
+ * engine's arithmetic type) at the edges: `add` splits its operand once, `read` rebuilds one.
+ */
+
+/** Doubles per wide integer. */
+export const LIMBS = 3
+
+const BASE = 4_503_599_627_370_496 // 2^52
+const BASE_BIG = 4_503_599_627_370_496n
+const BITS = 52n
+const TOP_LIMIT = 9_007_199_254_740_992 // 2^53: |l2| must stay below it
+
+/** The limbs of the last `split` (single-threaded and never re-entered, so shared). */
+const scratch = new Float64Array(LIMBS)
+
+/** Splits `value` into `scratch`; throws beyond the representable range. */
+const split = (value: bigint): Float64Array => {
+  if (value >= 0n && value < BASE_BIG) {
+    scratch[0] = Number(value)
+    scratch[1] = 0
+    scratch[2] = 0
+    return scratch
+  }
+  scratch[0] = Number(BigInt.asUintN(52, value))
+  const rest = value >> BITS
+  scratch[1] = Number(BigInt.asUintN(52, rest))
+  const top = Number(rest >> BITS)
+  if (!(top < TOP_LIMIT && top > -TOP_LIMIT)) throw new RangeError(`integer out of the wide range: ${value}`)
+  scratch[2] = top
+  return scratch
+}
+
+/** The integer at `at`. */
+export const read = (column: Float64Array, at: number): bigint => {
+  const l1 = column[at + 1]!
+  const l2 = column[at + 2]!
+  if (l1 === 0 && l2 === 0) return BigInt(column[at]!)
+  return BigInt(column[at]!) + (BigInt(l1) << BITS) + (BigInt(l2) << 104n)
+}
+
+/** Stores `value` at `at`. */
+export const write = (column: Float64Array, at: number, value: bigint): void => {
+  const limbs = split(value)
+  column[at] = limbs[0]!
+  column[at + 1] = limbs[1]!
+  column[at + 2] = limbs[2]!
+}
+
+/** Adds `value` to the integer at `at`. */
+export const add = (column: Float64Array, at: number, value: bigint): void => {
+  if (value === 0n) return
+  const limbs = split(value)
+  addLimbs(column, at, limbs[0]!, limbs[1]!, limbs[2]!)
+}
+
+/** Subtracts `value` from the integer at `at`. */
+export const subtract = (column: Float64Array, at: number, value: bigint): void => {
+  if (value === 0n) return
+  const limbs = split(-value)
+  addLimbs(column, at, limbs[0]!, limbs[1]!, limbs[2]!)
+}
+
+/** Adds the wide integer at `from` of `source` to the one at `at` of `column`. */
+export const addFrom = (column: Float64Array, at: number, source: Float64Array, from: number): void =>
+  addLimbs(column, at, source[from]!, source[from + 1]!, source[from + 2]!)
+
+const addLimbs = (column: Float64Array, at: number, l0: number, l1: number, l2: number): void => {
+  let s0 = column[at]! + l0
+  let carry = 0
+  if (s0 >= BASE) {
+    s0 -= BASE
+    carry = 1
+  }
+  let s1 = column[at + 1]! + l1 + carry
+  carry = 0
+  if (s1 >= BASE) {
+    s1 -= BASE
+    carry = 1
+  }
+  const s2 = column[at + 2]! + l2 + carry
+  if (!(s2 < TOP_LIMIT && s2 > -TOP_LIMIT)) throw new RangeError("wide integer overflow")
+  column[at] = s0
+  column[at + 1] = s1
+  column[at + 2] = s2
+}
+
+/** Sets the integer at `at` to zero. */
+export const clear = (column: Float64Array, at: number): void => {
+  column[at] = 0
+  column[at + 1] = 0
+  column[at + 2] = 0
+}
+
+export const isZero = (column: Float64Array, at: number): boolean =>
+  column[at] === 0 && column[at + 1] === 0 && column[at + 2] === 0
+
+/** Sign of the integer at `at`: -1, 0 or 1. */
+export const sign = (column: Float64Array, at: number): number => {
+  const top = column[at + 2]!
+  if (top !== 0) return top < 0 ? -1 : 1
+  return column[at] === 0 && column[at + 1] === 0 ? 0 : 1
+}
+
+/** Compares the integers at `a` and `b` of one column: negative, zero or positive. */
+export const compare = (column: Float64Array, a: number, b: number): number =>
+  column[a + 2]! - column[b + 2]! || column[a + 1]! - column[b + 1]! || column[a]! - column[b]!

@@ -9,6 +9,7 @@
  * fewer than ten of its members are provably above every holder outside it.
  */
 import * as Fixed from "../Fixed.js"
+import * as Wide from "./Wide.js"
 
 export type WalletFlag = "sniper" | "insider" | "bundler" | "freshWallet" | "proTrader" | "partner" | "phishing"
 
@@ -129,6 +130,7 @@ export interface TopExclusions {
 }
 
 const INITIAL_CAPACITY = 16
+const L = Wide.LIMBS
 const NO_TRADE = Number.NaN
 
 export class HolderBook {
@@ -140,7 +142,8 @@ export class HolderBook {
 
   // Struct-of-arrays wallet slots; `slotOf` maps an address to its index.
   private readonly slotOf = new Map<string, number>()
-  private readonly balances: Array<bigint> = []
+  /** Balances in base units, a wide integer per slot (Wide.ts): they change on every trade. */
+  private balances = new Float64Array(INITIAL_CAPACITY * L)
   private flags = new Uint16Array(INITIAL_CAPACITY)
   private firstTradeAt = new Float64Array(INITIAL_CAPACITY)
   private slotCount = 0
@@ -153,7 +156,8 @@ export class HolderBook {
   private holders = 0
   private cexHolders = 0
 
-  private readonly groupBalance: Array<bigint> = [0n, 0n, 0n, 0n, 0n, 0n, 0n]
+  /** Each group's balance sum, a wide integer per group. */
+  private readonly groupBalance = new Float64Array(GROUPS * L)
   private readonly groupCount: Array<number> = [0, 0, 0, 0, 0, 0, 0]
 
   private currentBuyBlock = -1
@@ -166,7 +170,7 @@ export class HolderBook {
    */
   private readonly top: Int32Array
   private topLength = 0
-  private outsiderBound = 0n
+  private readonly outsiderBound = new Float64Array(L)
   private rescans = 0
 
   constructor(
@@ -220,18 +224,17 @@ export class HolderBook {
   credit(wallet: string, amount: bigint): void {
     if (amount <= 0n) return
     const slot = this.slotFor(wallet)
-    const before = this.balances[slot]!
-    const after = before + amount
-    this.balances[slot] = after
+    const wasEmpty = Wide.isZero(this.balances, slot * L)
+    Wide.add(this.balances, slot * L, amount)
     const f = this.flags[slot]!
     if ((f & GROUP_MASK) !== 0) this.addToGroups(f, amount)
     if ((f & EXCLUDED) !== 0) return
-    if (before === 0n) {
+    if (wasEmpty) {
       this.holders++
       if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders++
     }
-    if ((f & IN_TOP) !== 0) this.moveUp(this.topIndexOf(slot), after)
-    else this.offerToTop(slot, after)
+    if ((f & IN_TOP) !== 0) this.moveUp(this.topIndexOf(slot))
+    else this.offerToTop(slot)
   }
 
   /** Balance down (sell, transfer out, burn); never below zero (a larger debit empties the wallet). */
@@ -239,23 +242,25 @@ export class HolderBook {
     if (amount <= 0n) return
     const slot = this.slotIfAny(wallet)
     if (slot === undefined) return
-    const before = this.balances[slot]!
-    if (before === 0n) return
+    const balances = this.balances
+    if (Wide.isZero(balances, slot * L)) return
+    const before = Wide.read(balances, slot * L)
     const taken = amount < before ? amount : before
-    const after = before - taken
-    this.balances[slot] = after
+    if (taken === before) Wide.clear(balances, slot * L)
+    else Wide.subtract(balances, slot * L, taken)
+    const emptied = taken === before
     const f = this.flags[slot]!
     if ((f & GROUP_MASK) !== 0) this.addToGroups(f, -taken)
     if ((f & EXCLUDED) !== 0) return
-    if (after === 0n) {
+    if (emptied) {
       this.holders--
       if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders--
     }
     // An outsider that shrinks stays below the bound; only members need repositioning.
     if ((f & IN_TOP) !== 0) {
       const index = this.topIndexOf(slot)
-      if (after === 0n) this.removeFromTop(index)
-      else this.moveDown(index, after)
+      if (emptied) this.removeFromTop(index)
+      else this.moveDown(index)
     }
   }
 
@@ -302,20 +307,20 @@ export class HolderBook {
     const f = this.flags[slot]!
     const excluded = this.exclusions.isExcludedFromTop10(address)
     if (excluded === ((f & EXCLUDED) !== 0)) return false
-    const balance = this.balances[slot]!
+    const holds = !Wide.isZero(this.balances, slot * L)
     if (excluded) {
       this.flags[slot] = f | EXCLUDED
-      if (balance > 0n) {
+      if (holds) {
         this.holders--
         if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders--
         if ((f & IN_TOP) !== 0) this.removeFromTop(this.topIndexOf(slot))
       }
     } else {
       this.flags[slot] = f & ~EXCLUDED
-      if (balance > 0n) {
+      if (holds) {
         this.holders++
         if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders++
-        this.offerToTop(slot, balance)
+        this.offerToTop(slot)
       }
     }
     return true
@@ -328,7 +333,7 @@ export class HolderBook {
 
   balanceOf(wallet: string): bigint {
     const slot = this.slotOf.get(wallet)
-    return slot === undefined ? 0n : this.balances[slot]!
+    return slot === undefined ? 0n : Wide.read(this.balances, slot * L)
   }
 
   /** Wallets with a positive balance, not counting excluded addresses (pools, curve, burn). */
@@ -345,25 +350,26 @@ export class HolderBook {
   toWire(): HoldersValue {
     const supply = this.supply
     const share = (balance: bigint): string => Fixed.format(Fixed.pct(balance, supply))
-    const g = this.groupBalance
+    const groups = this.groupBalance
+    const g = (group: number): bigint => Wide.read(groups, group * L)
     const n = this.groupCount
     return {
       count: this.holders,
       top10Pct: Fixed.format(this.top10Pct()),
       devPct: Fixed.format(this.devPct()),
-      sniperPct: share(g[0]!),
+      sniperPct: share(g(0)),
       sniperCount: n[0]!,
-      bundlerPct: share(g[2]!),
+      bundlerPct: share(g(2)),
       bundlerCount: n[2]!,
-      insiderPct: share(g[1]!),
+      insiderPct: share(g(1)),
       insiderCount: n[1]!,
-      freshWalletPct: share(g[3]!),
+      freshWalletPct: share(g(3)),
       freshWalletCount: n[3]!,
-      proTraderPct: share(g[4]!),
+      proTraderPct: share(g(4)),
       proTraderCount: n[4]!,
-      partnerPct: share(g[5]!),
+      partnerPct: share(g(5)),
       partnerCount: n[5]!,
-      phishingPct: share(g[6]!),
+      phishingPct: share(g(6)),
       phishingCount: n[6]!,
       fundedByCexPct: Fixed.format(Fixed.pct(BigInt(this.cexHolders), BigInt(this.holders)))
     }
@@ -374,7 +380,7 @@ export class HolderBook {
   }
 
   snipersPct(): Fixed.Fixed {
-    return Fixed.pct(this.groupBalance[0]!, this.supply)
+    return Fixed.pct(Wide.read(this.groupBalance, 0), this.supply)
   }
 
   /** Not clamped: reads above 100 when balances outgrow a drifted supply. */
@@ -383,7 +389,7 @@ export class HolderBook {
     const top = this.top
     const end = this.topLength < 10 ? this.topLength : 10
     let sum = 0n
-    for (let i = 0; i < end; i++) sum += this.balances[top[i]!]!
+    for (let i = 0; i < end; i++) sum += Wide.read(this.balances, top[i]! * L)
     return Fixed.pct(sum, this.supply)
   }
 
@@ -393,15 +399,13 @@ export class HolderBook {
   }
 
   /**
-   * Approximate retained bytes (V8, 64-bit, calibrated against heapUsed at 100k holders: 78 B per
-   * holder without the address string, 142 B with a 44-character one). Per wallet: a Map entry
-   * (~28 B), the address string (16 B + its characters), a balance slot (8 B) and its BigInt
-   * (16 B + 8 B per 64 bits of supply); per slot of capacity: 2 B of flags, 8 B of first-trade time.
+   * Approximate retained bytes. Per wallet: a Map entry (~28 B) and the address string (16 B + its
+   * characters); per slot of capacity: 2 B of flags, 8 B of first-trade time and the balance's
+   * wide integer (24 B).
    */
   heapBytes(): number {
-    const bigintBytes = 16 + 8 * Math.max(1, Math.ceil(this.supply.toString(16).length / 16))
-    const perWallet = 28 + 8 + bigintBytes
-    return 512 + this.slotCount * perWallet + this.addressBytes + this.flags.length * (2 + 8) + this.top.length * 4
+    const perWallet = 28
+    return 512 + this.slotCount * perWallet + this.addressBytes + this.flags.length * (2 + 8 + 8 * L) + this.top.length * 4
   }
 
 
@@ -426,7 +430,6 @@ export class HolderBook {
     const slot = this.slotCount++
     if (slot === this.flags.length) this.grow()
     this.slotOf.set(wallet, slot)
-    this.balances.push(0n)
     if (this.exclusions.isExcludedFromTop10(wallet)) this.flags[slot] = EXCLUDED
     this.firstTradeAt[slot] = NO_TRADE
     this.addressBytes += 16 + ((wallet.length + 7) & ~7)
@@ -440,6 +443,9 @@ export class HolderBook {
     const firstTradeAt = new Float64Array(this.firstTradeAt.length * 2)
     firstTradeAt.set(this.firstTradeAt)
     this.firstTradeAt = firstTradeAt
+    const balances = new Float64Array(this.balances.length * 2)
+    balances.set(this.balances)
+    this.balances = balances
   }
 
   private withFreshness(flags: number, slot: number, fundedAt: number): number {
@@ -452,27 +458,29 @@ export class HolderBook {
    */
   private changeFlags(slot: number, before: number, after: number): void {
     this.flags[slot] = after
-    const balance = this.balances[slot]!
+    const holds = !Wide.isZero(this.balances, slot * L)
     const groupChange = (before ^ after) & GROUP_MASK
-    if (groupChange !== 0 && balance !== 0n) {
+    if (groupChange !== 0 && holds) {
+      const balance = Wide.read(this.balances, slot * L)
       for (let g = 0; g < GROUPS; g++) {
         const bit = 1 << g
         if ((groupChange & bit) === 0) continue
-        this.groupBalance[g] = (after & bit) !== 0 ? this.groupBalance[g]! + balance : this.groupBalance[g]! - balance
+        if ((after & bit) !== 0) Wide.add(this.groupBalance, g * L, balance)
+        else Wide.subtract(this.groupBalance, g * L, balance)
       }
     }
     const firstSet = after & ~before & COUNTED_MASK
     if (firstSet !== 0) {
       for (let g = 0; g < GROUPS; g++) if ((firstSet & countedBit[g]!) !== 0) this.groupCount[g]!++
     }
-    if (((before ^ after) & FUNDED_BY_CEX) !== 0 && balance !== 0n && (after & EXCLUDED) === 0) {
+    if (((before ^ after) & FUNDED_BY_CEX) !== 0 && holds && (after & EXCLUDED) === 0) {
       this.cexHolders += (after & FUNDED_BY_CEX) !== 0 ? 1 : -1
     }
   }
 
   private addToGroups(flags: number, delta: bigint): void {
     const sums = this.groupBalance
-    for (let g = 0; g < GROUPS; g++) if ((flags & (1 << g)) !== 0) sums[g] = sums[g]! + delta
+    for (let g = 0; g < GROUPS; g++) if ((flags & (1 << g)) !== 0) Wide.add(sums, g * L, delta)
   }
 
   private topIndexOf(slot: number): number {
@@ -482,44 +490,58 @@ export class HolderBook {
   }
 
   /** A non-member's balance grew (or it became eligible): admit it, evicting the smallest, or raise the bound. */
-  private offerToTop(slot: number, balance: bigint): void {
+  private offerToTop(slot: number): void {
     const top = this.top
+    const balances = this.balances
     let index: number
     if (this.topLength < top.length) {
       index = this.topLength++
     } else {
       const smallest = top[top.length - 1]!
-      const smallestBalance = this.balances[smallest]!
-      if (balance <= smallestBalance) {
-        if (balance > this.outsiderBound) this.outsiderBound = balance
+      if (Wide.compare(balances, slot * L, smallest * L) <= 0) {
+        this.raiseOutsiderBound(slot)
         return
       }
       this.flags[smallest] = this.flags[smallest]! & ~IN_TOP
-      if (smallestBalance > this.outsiderBound) this.outsiderBound = smallestBalance
+      this.raiseOutsiderBound(smallest)
       index = top.length - 1
     }
     this.flags[slot] = this.flags[slot]! | IN_TOP
     top[index] = slot
-    this.moveUp(index, balance)
+    this.moveUp(index)
   }
 
-  private moveUp(index: number, balance: bigint): void {
+  /** The bound becomes `slot`'s balance if that is larger. */
+  private raiseOutsiderBound(slot: number): void {
+    const balances = this.balances
+    const bound = this.outsiderBound
+    const at = slot * L
+    if (Wide.compareAcross(balances, at, bound, 0) > 0) {
+      bound[0] = balances[at]!
+      bound[1] = balances[at + 1]!
+      bound[2] = balances[at + 2]!
+    }
+  }
+
+  private moveUp(index: number): void {
     const top = this.top
+    const balances = this.balances
     const slot = top[index]!
     let i = index
-    while (i > 0 && this.balances[top[i - 1]!]! < balance) {
+    while (i > 0 && Wide.compare(balances, top[i - 1]! * L, slot * L) < 0) {
       top[i] = top[i - 1]!
       i--
     }
     top[i] = slot
   }
 
-  private moveDown(index: number, balance: bigint): void {
+  private moveDown(index: number): void {
     const top = this.top
+    const balances = this.balances
     const slot = top[index]!
     const last = this.topLength - 1
     let i = index
-    while (i < last && this.balances[top[i + 1]!]! > balance) {
+    while (i < last && Wide.compare(balances, top[i + 1]! * L, slot * L) > 0) {
       top[i] = top[i + 1]!
       i++
     }
@@ -536,17 +558,16 @@ export class HolderBook {
   /** Rebuilds the buffer by a full scan when its first ten are no longer provably the top ten. */
   private ensureTopTen(): void {
     if (this.topLength === this.holders) return
-    if (this.topLength >= 10 && this.balances[this.top[9]!]! >= this.outsiderBound) return
+    if (this.topLength >= 10 && Wide.compareAcross(this.balances, this.top[9]! * L, this.outsiderBound, 0) >= 0) return
     this.rescans++
     this.topLength = 0
-    this.outsiderBound = 0n
+    Wide.clear(this.outsiderBound, 0)
     const flags = this.flags
     const balances = this.balances
     for (let slot = 0; slot < this.slotCount; slot++) flags[slot] = flags[slot]! & ~IN_TOP
     for (let slot = 0; slot < this.slotCount; slot++) {
       if ((flags[slot]! & EXCLUDED) !== 0) continue
-      const balance = balances[slot]!
-      if (balance !== 0n) this.offerToTop(slot, balance)
+      if (!Wide.isZero(balances, slot * L)) this.offerToTop(slot)
     }
   }
 }

@@ -115,3 +115,7 @@ export const sign = (column: Float64Array, at: number): number => {
 /** Compares the integers at `a` and `b` of one column: negative, zero or positive. */
 export const compare = (column: Float64Array, a: number, b: number): number =>
   column[a + 2]! - column[b + 2]! || column[a + 1]! - column[b + 1]! || column[a]! - column[b]!
+
+/** Compares the integer at `a` of `left` with the one at `b` of `right`. */
+export const compareAcross = (left: Float64Array, a: number, right: Float64Array, b: number): number =>
+  left[a + 2]! - right[b + 2]! || left[a + 1]! - right[b + 1]! || left[a]! - right[b]!

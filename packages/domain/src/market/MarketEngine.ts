@@ -15,7 +15,7 @@ import * as Fixed from "../Fixed.js"
 import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
 import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.js"
-import { TradeRecord, tradeIdOf, TradeRing } from "./TradeFeed.js"
+import { idHalves, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
 import type { BuyContext } from "./Holders.js"
 import { fundingOf, WalletDirectory, type WalletRecord } from "./Wallets.js"
 
@@ -410,9 +410,12 @@ export class MarketEngine {
     this.positionChanged(token, position.slot)
 
     // the trade object: the swap's inputs and shared references; its figures are derived on read
+    tradeIdHalves(e.id)
+    const idA = idHalves[0]!
+    const idB = idHalves[1]!
     const record = new TradeRecord(
       ++this.seq,
-      tradeIdOf(e.id),
+      spellTradeId(idA, idB),
       token.tradeContext,
       trader,
       e.transactionHash,
@@ -423,7 +426,9 @@ export class MarketEngine {
       tradeFlags(holderFlags, trader === token.creator, wallet.labels),
       e.terminal === null ? null : internTerminal(e.terminal),
       wallet.identities,
-      timestamp
+      timestamp,
+      idA,
+      idB
     )
     let ring = token.recentTrades
     if (ring === undefined) {

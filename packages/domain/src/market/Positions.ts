@@ -503,6 +503,11 @@ const weighMarketCap = (data: Float64Array, average: number, before: bigint, mar
   Wide.write(data, average, (current * before + marketCap * amount) / (before + amount))
 }
 
+/** Amounts a fill adds to two sums each, split once (single-threaded, never re-entered). */
+const amountSplit = new Wide.Split()
+const nativeSplit = new Wide.Split()
+const usdSplit = new Wide.Split()
+
 export const applyBuy = (p: PositionState, fill: Fill): void => {
   const data = p.book.columns()
   const at = p.slot * STRIDE
@@ -513,15 +518,18 @@ export const applyBuy = (p: PositionState, fill: Fill): void => {
   weighMarketCap(data, at + ENTRY_CAP_U, bought, fill.marketCapUsd, amount)
   // A buy turns a transfer-opened cycle into a traded one; tokens already held keep zero cost.
   data[at + FLAGS] = data[at + FLAGS]! & ~TRANSFER
-  Wide.add(data, at + HOLDINGS, amount)
+  amountSplit.of(amount)
+  nativeSplit.of(fill.valueNative)
+  usdSplit.of(fill.valueUsd)
+  Wide.addSplit(data, at + HOLDINGS, amountSplit)
   data[at + BUY_COUNT]++
-  Wide.add(data, at + BOUGHT, amount)
-  Wide.add(data, at + INVESTED_N, fill.valueNative)
-  Wide.add(data, at + INVESTED_U, fill.valueUsd)
+  Wide.addSplit(data, at + BOUGHT, amountSplit)
+  Wide.addSplit(data, at + INVESTED_N, nativeSplit)
+  Wide.addSplit(data, at + INVESTED_U, usdSplit)
   Wide.add(data, at + FEES_N, fill.feesNative)
   Wide.add(data, at + FEES_U, fill.feesUsd)
-  Wide.add(data, at + COST_N, fill.valueNative)
-  Wide.add(data, at + COST_U, fill.valueUsd)
+  Wide.addSplit(data, at + COST_N, nativeSplit)
+  Wide.addSplit(data, at + COST_U, usdSplit)
   refreshAverageCost(data, at)
   touch(data, at, fill.timestamp)
   closeCycleIfEmpty(data, at, fill.timestamp)

@@ -89,7 +89,10 @@ export class TradeRecord {
     /** Terminal the swap routed through, or null. */
     readonly terminal: string | null,
     readonly identities: ReadonlyArray<IdentityProfile>,
-    readonly timestamp: number
+    readonly timestamp: number,
+    /** The id's two 53-bit halves when known (`tradeIdHalves`), NaN otherwise: feeds store these. */
+    readonly idA = NaN,
+    readonly idB = NaN
   ) {}
 
   get chain(): Chain {
@@ -158,6 +161,15 @@ const money = (native: Fixed.Fixed, usd: Fixed.Fixed) => ({ native: Fixed.format
  * engine computes one per swap.
  */
 export const tradeIdOf = (eventId: string): string => {
+  tradeIdHalves(eventId)
+  return spellTradeId(idHalves[0]!, idHalves[1]!)
+}
+
+/** The two halves of the last `tradeIdHalves` (single-threaded, never re-entered). */
+export const idHalves = new Float64Array(2)
+
+/** Computes the two 53-bit halves of the trade id of `eventId` into `idHalves`. */
+export const tradeIdHalves = (eventId: string): void => {
   let a1 = 0xdeadbeef ^ 1
   let a2 = 0x41c6ce57 ^ 1
   let b1 = 0xdeadbeef ^ 2
@@ -169,11 +181,12 @@ export const tradeIdOf = (eventId: string): string => {
     b1 = Math.imul(b1 ^ ch, 2654435761)
     b2 = Math.imul(b2 ^ ch, 1597334677)
   }
-  return spellTradeId(finishCyrb53(a1, a2), finishCyrb53(b1, b2))
+  idHalves[0] = finishCyrb53(a1, a2)
+  idHalves[1] = finishCyrb53(b1, b2)
 }
 
 /** The trade id of the two 53-bit halves `a` and `b`: "t" and 11 base-36 digits of each. */
-const spellTradeId = (a: number, b: number): string => {
+export const spellTradeId = (a: number, b: number): string => {
   idCodes[0] = 116 // "t"
   spellBase36(a, 1)
   spellBase36(b, 12)
@@ -443,7 +456,10 @@ export class TradeRing {
     numbers[at + N_TERMINAL] = terminal
     if (terminal < 0) texts = { terminal: r.terminal! }
     // The id's two halves as numbers when it is one `tradeIdOf` spelled; its text otherwise.
-    if (idPattern.test(r.id)) {
+    if (!Number.isNaN(r.idA)) {
+      numbers[at + N_ID_A] = r.idA
+      numbers[at + N_ID_B] = r.idB
+    } else if (idPattern.test(r.id)) {
       numbers[at + N_ID_A] = parseInt(r.id.slice(1, 1 + ID_DIGITS), 36)
       numbers[at + N_ID_B] = parseInt(r.id.slice(1 + ID_DIGITS), 36)
     } else {
@@ -493,7 +509,9 @@ export class TradeRing {
       refs[ref + R_FLAGS] as ReadonlyArray<string>,
       terminal < 0 ? texts!.terminal! : terminalNames[terminal]!,
       refs[ref + R_IDENTITIES] as ReadonlyArray<IdentityProfile>,
-      numbers[at + N_TIME]!
+      numbers[at + N_TIME]!,
+      numbers[at + N_ID_A]!,
+      numbers[at + N_ID_B]!
     )
   }
 }

@@ -24,6 +24,30 @@ const TOP_LIMIT = 9_007_199_254_740_992 // 2^53: |l2| must stay below it
 /** The limbs of the last `split` (single-threaded and never re-entered, so shared). */
 const scratch = new Float64Array(LIMBS)
 
+/**
+ * A value split once into limbs, to be added to several columns (`addSplit`): the split is the
+ * costly part of an addition, and a trade adds the same amounts to several sums.
+ */
+export class Split {
+  l0 = 0
+  l1 = 0
+  l2 = 0
+  /** Sets this to `value`'s limbs; returns this. */
+  of(value: bigint): Split {
+    const limbs = split(value)
+    this.l0 = limbs[0]!
+    this.l1 = limbs[1]!
+    this.l2 = limbs[2]!
+    return this
+  }
+}
+
+/** Adds a split value to the integer at `at`. */
+export const addSplit = (column: Float64Array, at: number, value: Split): void => {
+  if (value.l0 === 0 && value.l1 === 0 && value.l2 === 0) return
+  addLimbs(column, at, value.l0, value.l1, value.l2)
+}
+
 /** Splits `value` into `scratch`; throws beyond the representable range. */
 const split = (value: bigint): Float64Array => {
   if (value >= 0n && value < BASE_BIG) {

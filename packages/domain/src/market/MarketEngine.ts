@@ -7,7 +7,7 @@
  * state. Pure: no I/O, no clock (time is the events' timestamps and `advanceTo`'s argument).
  */
 import type { Chain } from "../Chain.js"
-import { canonicalAddress, chains } from "../Chain.js"
+import { canonicalAddress, chains, nativeAsset } from "../Chain.js"
 import type * as Events from "../events/MarketEvent.js"
 import type { MarketEvent } from "../events/MarketEvent.js"
 import { subjectTokenOf } from "../events/MarketEvent.js"
@@ -119,6 +119,42 @@ const internTerminal = (terminal: string): string => {
   return terminal
 }
 
+/** Largest token amount (base units) an event may carry: 10^36. */
+export const MAX_BASE_UNITS = 10n ** 36n
+/** Largest native amount of a swap or fee: 10^12 whole native units (SOL, ETH, BNB...). */
+const maxNativeUnits = Object.fromEntries(
+  chains.map((chain) => [chain, 10n ** BigInt(nativeAsset[chain].decimals + 12)])
+) as Record<Chain, bigint>
+/** Largest USD price of one native unit: $10^9 (as Fixed). */
+export const MAX_NATIVE_USD: Fixed.Fixed = 10n ** 9n * Fixed.ONE
+
+/**
+ * Why an event's magnitudes are beyond what the engine keeps exactly, if they are. The bounds are
+ * orders of magnitude past any real market (docs/market-events.md) and keep every sum the engine
+ * folds inside its exact wide integers (Wide.ts), whatever the number of events.
+ */
+export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rejection => {
+  switch (e.type) {
+    case "tokenLaunched":
+      return e.supply > MAX_BASE_UNITS ? `supply beyond ${MAX_BASE_UNITS} base units` : undefined
+    case "transfer":
+      return e.amount > MAX_BASE_UNITS ? `amount beyond ${MAX_BASE_UNITS} base units` : undefined
+    case "swap": {
+      if (e.tokenAmount > MAX_BASE_UNITS) return `tokenAmount beyond ${MAX_BASE_UNITS} base units`
+      const usd = nativeUsd ?? Fixed.parse(e.nativeUsd)
+      if (usd === undefined || usd > MAX_NATIVE_USD) return `nativeUsd beyond ${Fixed.format(MAX_NATIVE_USD)}`
+      const max = maxNativeUnits[e.chain]
+      const fees = e.fees
+      if (e.nativeAmount > max || fees.transaction > max || fees.validator > max || fees.platform > max || fees.dex > max) {
+        return `a native amount beyond ${max} base units (10^12 whole ${nativeAsset[e.chain].symbol})`
+      }
+      return undefined
+    }
+    default:
+      return undefined
+  }
+}
+
 export class MarketEngine {
   private readonly tokens = new Map<string, TokenBook>()
   private readonly wallets = new WalletDirectory()
@@ -176,6 +212,8 @@ export class MarketEngine {
 
   /** Checks an event against the current state without applying it (for ingest). */
   check(event: MarketEvent): Rejection {
+    const beyond = magnitudeRejection(event)
+    if (beyond !== undefined) return beyond
     const subject = subjectTokenOf(event)
     if (subject === undefined || this.tokenOn(subject.chain, subject.token) !== undefined) return undefined
     return `unknown token ${subject.chain}:${subject.token}: send its tokenLaunched event first`
@@ -212,6 +250,10 @@ export class MarketEngine {
   }
 
   private fold(e: MarketEvent): Rejection {
+    if (e.type === "swap" || e.type === "transfer" || e.type === "tokenLaunched") {
+      const beyond = magnitudeRejection(e, e.type === "swap" ? this.parseUsd(e.nativeUsd) : undefined)
+      if (beyond !== undefined) return beyond
+    }
     switch (e.type) {
       case "tokenLaunched":
         return this.onLaunch(e)

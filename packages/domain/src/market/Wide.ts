@@ -5,7 +5,7 @@
  * one that survives into the old generation, and the garbage collector then spends more time than
  * the arithmetic. A wide integer is instead three float64 limbs in a typed array, base 2^52:
  *
- *   value = l0 + l1 × 2^52 + l2 × 2^104,   l0, l1 ∈ [0, 2^52),   l2 an integer with |l2| < 2^53
+ *   value = l0 + l1 × 2^52 + l2 × 2^104,   l0, l1 ∈ [0, 2^52),   l2 an integer with |l2| < 2^52
  *
  * so every signed integer below 2^156 in magnitude (token base units of any supply, 10^-18 money
  * far beyond any market) is held exactly. Sums of limbs stay below 2^53, so additions are exact
@@ -19,7 +19,7 @@ export const LIMBS = 3
 const BASE = 4_503_599_627_370_496 // 2^52
 const BASE_BIG = 4_503_599_627_370_496n
 const BITS = 52n
-const TOP_LIMIT = 9_007_199_254_740_992 // 2^53: |l2| must stay below it
+const TOP_LIMIT = 4_503_599_627_370_496 // 2^52: |l2| stays below it, so |value| < 2^156
 
 /** The limbs of the last `split` (single-threaded and never re-entered, so shared). */
 const scratch = new Float64Array(LIMBS)
@@ -60,7 +60,7 @@ const split = (value: bigint): Float64Array => {
   const rest = value >> BITS
   scratch[1] = Number(BigInt.asUintN(52, rest))
   const top = Number(rest >> BITS)
-  if (!(top < TOP_LIMIT && top > -TOP_LIMIT)) throw new RangeError(`integer out of the wide range: ${value}`)
+  if (!(top < TOP_LIMIT && top >= -TOP_LIMIT)) throw new RangeError(`integer out of the wide range: ${value}`)
   scratch[2] = top
   return scratch
 }
@@ -73,9 +73,15 @@ export const read = (column: Float64Array, at: number): bigint => {
   return BigInt(column[at]!) + (BigInt(l1) << BITS) + (BigInt(l2) << 104n)
 }
 
-/** Stores `value` at `at`. */
+/** Largest magnitude a wide integer holds: 2^156 − 1. */
+export const MAX: bigint = (1n << 156n) - 1n
+
+/**
+ * Stores `value` at `at`. Derived figures beyond the range (an average cost of a dust amount at an
+ * absurd price) are stored saturated at ±MAX; sums never get there (the engine bounds its inputs).
+ */
 export const write = (column: Float64Array, at: number, value: bigint): void => {
-  const limbs = split(value)
+  const limbs = split(value > MAX ? MAX : value < -MAX ? -MAX : value)
   column[at] = limbs[0]!
   column[at + 1] = limbs[1]!
   column[at + 2] = limbs[2]!
@@ -113,7 +119,7 @@ const addLimbs = (column: Float64Array, at: number, l0: number, l1: number, l2: 
     carry = 1
   }
   const s2 = column[at + 2]! + l2 + carry
-  if (!(s2 < TOP_LIMIT && s2 > -TOP_LIMIT)) throw new RangeError("wide integer overflow")
+  if (!(s2 < TOP_LIMIT && s2 >= -TOP_LIMIT)) throw new RangeError("wide integer overflow")
   column[at] = s0
   column[at + 1] = s1
   column[at + 2] = s2

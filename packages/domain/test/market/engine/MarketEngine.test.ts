@@ -146,6 +146,29 @@ describe("MarketEngine", () => {
     }
   })
 
+  it("refuses amounts beyond its exact range, whole and without changing anything", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    engine.apply(swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 1000))
+    const before = JSON.stringify(engine.token("solana", TOKEN)!.toWire())
+    const beyond = [
+      swap(ALICE, "buy", 10n ** 36n + 1n, 30_000_000n, start + 2000),
+      swap(ALICE, "buy", 1_000_000n, 10n ** 21n + 1n, start + 2000), // more than 10^12 SOL
+      swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { nativeUsd: "1000000001" }),
+      swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { fees: { transaction: 10n ** 22n, validator: 0n, platform: 0n, dex: 0n } })
+    ]
+    for (const event of beyond) {
+      expect(engine.check(event)).toMatch(/beyond/)
+      expect(engine.apply(event)).toMatch(/beyond/)
+    }
+    expect(JSON.stringify(engine.token("solana", TOKEN)!.toWire())).toBe(before)
+    expect(engine.stats.trades).toBe(1)
+    // the largest accepted amounts fold without loss
+    expect(engine.apply(swap(ALICE, "buy", 10n ** 36n, 10n ** 21n, start + 3000))).toBeUndefined()
+    const holdings = [...engine.positionsOfToken(engine.token("solana", TOKEN)!)][0]!.state.holdings
+    expect(holdings).toBe(10n ** 36n + 1_000_000n)
+  })
+
   it("prices a swap exactly and keeps the four fee kinds apart", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { Schema } from "effect"
 import * as Fixed from "../../../src/Fixed.js"
 import * as Positions from "../../../src/market/Positions.js"
@@ -541,5 +542,31 @@ describe("Positions properties", () => {
     expect(w.totalPnl!.usd).toBe(Fixed.format(v.totalPnlUsd))
     expect(w.pnlPct).toBe(v.pnlPct === null ? null : Fixed.format(v.pnlPct))
     expect(v.totalPnlUsd).toBe(p.realizedPnlUsd + v.unrealizedPnlUsd)
+  })
+})
+
+describe("Positions average entry and exit market caps", () => {
+  it("stay within the fills' market caps and within one unit per fill of the exact amount-weighted mean", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.bigInt({ min: 1n, max: 10n ** 30n }), fc.bigInt({ min: 0n, max: 10n ** 33n })), { minLength: 1, maxLength: 20 }),
+        (buys) => {
+          const p = fresh()
+          for (const [amount, mcap] of buys) {
+            Positions.applyBuy(p, { ...fill({ amount, native: "1" }), marketCapNative: mcap, marketCapUsd: mcap })
+          }
+          const caps = buys.map(([, mcap]) => mcap)
+          const low = caps.reduce((a, b) => (a < b ? a : b))
+          const high = caps.reduce((a, b) => (a > b ? a : b))
+          const average = p.avgEntryMarketCapUsd
+          expect(average >= low && average <= high).toBe(true)
+          const total = buys.reduce((sum, [amount]) => sum + amount, 0n)
+          const exact = buys.reduce((sum, [amount, mcap]) => sum + amount * mcap, 0n) / total
+          const drift = exact - average
+          expect(drift >= 0n && drift <= BigInt(buys.length)).toBe(true)
+          expect(wire(p).avgEntryMarketCap).toEqual({ native: Fixed.format(average), usd: Fixed.format(average) })
+        }
+      )
+    )
   })
 })

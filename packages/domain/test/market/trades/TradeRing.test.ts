@@ -1,0 +1,90 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import type { TradeContext } from "../../../src/market/TradeFeed.js"
+import { idHalves, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "../../../src/market/TradeFeed.js"
+
+const contexts: ReadonlyArray<TradeContext> = [
+  { token: { chain: "solana", address: "TokA", decimals: 6 }, supply: 10n ** 15n, metadata: { name: "A", symbol: "A" } },
+  { token: { chain: "base", address: "0xtokb", decimals: 18 }, supply: 10n ** 33n, metadata: { name: "B", symbol: "B" } }
+]
+const flagLists: ReadonlyArray<ReadonlyArray<string>> = [[], ["sniper"], ["bundler", "dev", "kol"]]
+const identityLists = [[], [{ source: "kol", handle: "h", displayName: "H", avatar: null, twitter: null, telegram: null, farcaster: null }]] as const
+
+/** Trades as a feed receives them, including shapes the columns cannot hold (kept aside). */
+const tradeInput = fc.record({
+  time: fc.integer({ min: 0, max: 40 }),
+  context: fc.constantFrom(...contexts),
+  trader: fc.constantFrom("W1", "W2", "0xw3"),
+  // a `tradeIdOf` id (halves stored), an id of another shape, or one of the right shape without halves
+  id: fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.constant("canonical"), fc.constant("canonical-text")),
+  tx: fc.oneof(fc.string({ unit: fc.constantFrom(..."123456789ABCDEFGHJKLMNPQRSTUVWXYZabc"), minLength: 60, maxLength: 88 }), fc.string({ maxLength: 100 }), fc.string({ unit: "binary", maxLength: 10 })),
+  side: fc.constantFrom("buy" as const, "sell" as const),
+  tokenAmount: fc.bigInt({ min: 1n, max: 10n ** 36n }),
+  nativeAmount: fc.bigInt({ min: 0n, max: 10n ** 30n }),
+  nativeUsd: fc.bigInt({ min: 0n, max: 10n ** 27n }),
+  flags: fc.constantFrom(...flagLists),
+  terminal: fc.constantFrom(null, "axiom", "partner", "ünusual-terminal"),
+  identities: fc.constantFrom(...identityLists)
+})
+
+type Input = typeof tradeInput extends fc.Arbitrary<infer T> ? T : never
+
+const recordOf = (input: Input, seq: number): TradeRecord => {
+  let id = input.id
+  let a = NaN
+  let b = NaN
+  if (id === "canonical" || id === "canonical-text") {
+    tradeIdHalves(`event-${seq}`)
+    id = spellTradeId(idHalves[0]!, idHalves[1]!)
+    if (input.id === "canonical") {
+      a = idHalves[0]!
+      b = idHalves[1]!
+    }
+  }
+  return new TradeRecord(seq, id, input.context, input.trader, input.tx, input.side, input.tokenAmount, input.nativeAmount, input.nativeUsd, input.flags, input.terminal, input.identities, input.time, a, b)
+}
+
+const view = (r: TradeRecord) => ({
+  seq: r.seq,
+  id: r.id,
+  context: r.context,
+  trader: r.trader,
+  tx: r.transactionHash,
+  side: r.side,
+  tokenAmount: r.tokenAmount,
+  nativeAmount: r.nativeAmount,
+  nativeUsd: r.nativeUsd,
+  flags: r.flags,
+  terminal: r.terminal,
+  identities: r.identities,
+  timestamp: r.timestamp
+})
+
+const newerFirst = (x: TradeRecord, y: TradeRecord) => y.timestamp - x.timestamp || y.seq - x.seq
+
+describe("TradeRing", () => {
+  it("keeps the newest trades in (timestamp, seq) order and gives back every field, late arrivals included", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), fc.array(tradeInput, { maxLength: 60 }), (capacity, inputs) => {
+        const ring = new TradeRing(capacity, 2)
+        // Reference: a sorted list; a push past capacity drops the oldest held, then inserts.
+        let model: Array<TradeRecord> = []
+        inputs.forEach((input, i) => {
+          const record = recordOf(input, i + 1)
+          ring.push(record)
+          if (model.length === capacity) model.pop()
+          model = [...model, record].sort(newerFirst)
+        })
+        expect(ring.size).toBe(model.length)
+        const page = ring.page(null, 1_000)
+        expect(page.records.map(view)).toEqual(model.map(view))
+        // keyset paging after any held trade, and the chain filter
+        for (const after of model) {
+          const rest = ring.page({ timestamp: after.timestamp, seq: after.seq }, 1_000, (chain) => chain === "base")
+          const expected = model.filter((r) => newerFirst(r, after) > 0 && r.chain === "base")
+          expect(rest.records.map(view)).toEqual(expected.map(view))
+        }
+      })
+    )
+  })
+})

@@ -131,6 +131,12 @@ export interface TopExclusions {
 
 const INITIAL_CAPACITY = 16
 const L = Wide.LIMBS
+/** Doubles per wallet slot: balance (L limbs), flags, first trade time. */
+const S = L + 2
+const FLAGS_AT = L
+const FIRST_TRADE_AT = L + 1
+/** Where `outsiderBound` sits in `sums`. */
+const BOUND = GROUPS * L
 const NO_TRADE = Number.NaN
 
 export class HolderBook {
@@ -143,9 +149,11 @@ export class HolderBook {
   // Struct-of-arrays wallet slots; `slotOf` maps an address to its index.
   private readonly slotOf = new Map<string, number>()
   /** Balances in base units, a wide integer per slot (Wide.ts): they change on every trade. */
-  private balances = new Float64Array(INITIAL_CAPACITY * L)
-  private flags = new Uint16Array(INITIAL_CAPACITY)
-  private firstTradeAt = new Float64Array(INITIAL_CAPACITY)
+  /**
+   * Per wallet slot, S doubles: the balance in base units as a wide integer (Wide.ts: it changes on
+   * every trade), the flag bits, and the time of the wallet's first trade here (NO_TRADE: none).
+   */
+  private walletData = new Float64Array(INITIAL_CAPACITY * S)
   private slotCount = 0
   private addressBytes = 0
   /** The last wallet looked up and its slot: a swap asks for the same wallet two or three times. */
@@ -156,8 +164,8 @@ export class HolderBook {
   private holders = 0
   private cexHolders = 0
 
-  /** Each group's balance sum, a wide integer per group. */
-  private readonly groupBalance = new Float64Array(GROUPS * L)
+  /** Each group's balance sum, a wide integer per group, then `outsiderBound` (see `top`). */
+  private readonly sums = new Float64Array((GROUPS + 1) * L)
   private readonly groupCount: Array<number> = [0, 0, 0, 0, 0, 0, 0]
 
   private currentBuyBlock = -1
@@ -170,7 +178,6 @@ export class HolderBook {
    */
   private readonly top: Int32Array
   private topLength = 0
-  private readonly outsiderBound = new Float64Array(L)
   private rescans = 0
 
   constructor(
@@ -193,11 +200,11 @@ export class HolderBook {
    */
   recordTrade(wallet: string, side: "buy" | "sell", ctx: BuyContext): ReadonlyArray<WalletFlag> {
     const slot = this.slotFor(wallet)
-    const before = this.flags[slot]!
+    const before = this.walletData[slot * S + FLAGS_AT]
     let after = before
     if ((after & TRADED) === 0) {
       after |= TRADED
-      this.firstTradeAt[slot] = ctx.timestamp
+      this.walletData[slot * S + FIRST_TRADE_AT] = ctx.timestamp
     }
     if (side === "buy") {
       const sinceLaunch = ctx.block - this.launchBlock
@@ -224,9 +231,9 @@ export class HolderBook {
   credit(wallet: string, amount: bigint): void {
     if (amount <= 0n) return
     const slot = this.slotFor(wallet)
-    const wasEmpty = Wide.isZero(this.balances, slot * L)
-    Wide.add(this.balances, slot * L, amount)
-    const f = this.flags[slot]!
+    const wasEmpty = Wide.isZero(this.walletData, slot * S)
+    Wide.add(this.walletData, slot * S, amount)
+    const f = this.walletData[slot * S + FLAGS_AT]
     if ((f & GROUP_MASK) !== 0) this.addToGroups(f, amount)
     if ((f & EXCLUDED) !== 0) return
     if (wasEmpty) {
@@ -242,14 +249,14 @@ export class HolderBook {
     if (amount <= 0n) return
     const slot = this.slotIfAny(wallet)
     if (slot === undefined) return
-    const balances = this.balances
-    if (Wide.isZero(balances, slot * L)) return
-    const before = Wide.read(balances, slot * L)
+    const balances = this.walletData
+    if (Wide.isZero(balances, slot * S)) return
+    const before = Wide.read(balances, slot * S)
     const taken = amount < before ? amount : before
-    if (taken === before) Wide.clear(balances, slot * L)
-    else Wide.subtract(balances, slot * L, taken)
+    if (taken === before) Wide.clear(balances, slot * S)
+    else Wide.subtract(balances, slot * S, taken)
     const emptied = taken === before
-    const f = this.flags[slot]!
+    const f = this.walletData[slot * S + FLAGS_AT]
     if ((f & GROUP_MASK) !== 0) this.addToGroups(f, -taken)
     if ((f & EXCLUDED) !== 0) return
     if (emptied) {
@@ -276,7 +283,7 @@ export class HolderBook {
   onWalletFunded(wallet: string, fundedAt: number | null, fundedByCex: boolean): boolean {
     const slot = this.slotOf.get(wallet)
     if (slot === undefined) return false
-    const before = this.flags[slot]!
+    const before = this.walletData[slot * S + FLAGS_AT]
     let after = fundedByCex ? before | FUNDED_BY_CEX : before & ~FUNDED_BY_CEX
     if ((after & TRADED) !== 0) {
       after = fundedAt === null ? after & ~FRESH : this.withFreshness(after, slot, fundedAt)
@@ -290,7 +297,7 @@ export class HolderBook {
   onPhishingLabel(wallet: string, active: boolean): boolean {
     const slot = this.slotOf.get(wallet)
     if (slot === undefined) return false
-    const before = this.flags[slot]!
+    const before = this.walletData[slot * S + FLAGS_AT]
     const after = active ? before | PHISHING : before & ~PHISHING
     if (after === before) return false
     this.changeFlags(slot, before, after)
@@ -304,19 +311,19 @@ export class HolderBook {
   onExclusionChanged(address: string): boolean {
     const slot = this.slotOf.get(address)
     if (slot === undefined) return false
-    const f = this.flags[slot]!
+    const f = this.walletData[slot * S + FLAGS_AT]
     const excluded = this.exclusions.isExcludedFromTop10(address)
     if (excluded === ((f & EXCLUDED) !== 0)) return false
-    const holds = !Wide.isZero(this.balances, slot * L)
+    const holds = !Wide.isZero(this.walletData, slot * S)
     if (excluded) {
-      this.flags[slot] = f | EXCLUDED
+      this.walletData[slot * S + FLAGS_AT] = f | EXCLUDED
       if (holds) {
         this.holders--
         if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders--
         if ((f & IN_TOP) !== 0) this.removeFromTop(this.topIndexOf(slot))
       }
     } else {
-      this.flags[slot] = f & ~EXCLUDED
+      this.walletData[slot * S + FLAGS_AT] = f & ~EXCLUDED
       if (holds) {
         this.holders++
         if ((f & FUNDED_BY_CEX) !== 0) this.cexHolders++
@@ -328,12 +335,12 @@ export class HolderBook {
 
   flagsOf(wallet: string): ReadonlyArray<WalletFlag> {
     const slot = this.slotOf.get(wallet)
-    return flagListOf(slot === undefined ? 0 : this.flags[slot]! & GROUP_MASK)
+    return flagListOf(slot === undefined ? 0 : this.walletData[slot * S + FLAGS_AT] & GROUP_MASK)
   }
 
   balanceOf(wallet: string): bigint {
     const slot = this.slotOf.get(wallet)
-    return slot === undefined ? 0n : Wide.read(this.balances, slot * L)
+    return slot === undefined ? 0n : Wide.read(this.walletData, slot * S)
   }
 
   /** Wallets with a positive balance, not counting excluded addresses (pools, curve, burn). */
@@ -344,13 +351,13 @@ export class HolderBook {
   /** Whether `wallet` is funded by a known exchange, as far as this book knows. */
   isFundedByCex(wallet: string): boolean {
     const slot = this.slotOf.get(wallet)
-    return slot !== undefined && (this.flags[slot]! & FUNDED_BY_CEX) !== 0
+    return slot !== undefined && (this.walletData[slot * S + FLAGS_AT] & FUNDED_BY_CEX) !== 0
   }
 
   toWire(): HoldersValue {
     const supply = this.supply
     const share = (balance: bigint): string => Fixed.format(Fixed.pct(balance, supply))
-    const groups = this.groupBalance
+    const groups = this.sums
     const g = (group: number): bigint => Wide.read(groups, group * L)
     const n = this.groupCount
     return {
@@ -380,7 +387,7 @@ export class HolderBook {
   }
 
   snipersPct(): Fixed.Fixed {
-    return Fixed.pct(Wide.read(this.groupBalance, 0), this.supply)
+    return Fixed.pct(Wide.read(this.sums, 0), this.supply)
   }
 
   /** Not clamped: reads above 100 when balances outgrow a drifted supply. */
@@ -389,7 +396,7 @@ export class HolderBook {
     const top = this.top
     const end = this.topLength < 10 ? this.topLength : 10
     let sum = 0n
-    for (let i = 0; i < end; i++) sum += Wide.read(this.balances, top[i]! * L)
+    for (let i = 0; i < end; i++) sum += Wide.read(this.walletData, top[i]! * S)
     return Fixed.pct(sum, this.supply)
   }
 
@@ -405,7 +412,7 @@ export class HolderBook {
    */
   heapBytes(): number {
     const perWallet = 28
-    return 512 + this.slotCount * perWallet + this.addressBytes + this.flags.length * (2 + 8 + 8 * L) + this.top.length * 4
+    return 512 + this.slotCount * perWallet + this.addressBytes + (this.walletData.length / S) * 8 * S + this.top.length * 4
   }
 
 
@@ -428,28 +435,22 @@ export class HolderBook {
     const existing = this.slotIfAny(wallet)
     if (existing !== undefined) return existing
     const slot = this.slotCount++
-    if (slot === this.flags.length) this.grow()
+    if (slot * S === this.walletData.length) this.grow()
     this.slotOf.set(wallet, slot)
-    if (this.exclusions.isExcludedFromTop10(wallet)) this.flags[slot] = EXCLUDED
-    this.firstTradeAt[slot] = NO_TRADE
+    if (this.exclusions.isExcludedFromTop10(wallet)) this.walletData[slot * S + FLAGS_AT] = EXCLUDED
+    this.walletData[slot * S + FIRST_TRADE_AT] = NO_TRADE
     this.addressBytes += 16 + ((wallet.length + 7) & ~7)
     return slot
   }
 
   private grow(): void {
-    const flags = new Uint16Array(this.flags.length * 2)
-    flags.set(this.flags)
-    this.flags = flags
-    const firstTradeAt = new Float64Array(this.firstTradeAt.length * 2)
-    firstTradeAt.set(this.firstTradeAt)
-    this.firstTradeAt = firstTradeAt
-    const balances = new Float64Array(this.balances.length * 2)
-    balances.set(this.balances)
-    this.balances = balances
+    const data = new Float64Array(this.walletData.length * 2)
+    data.set(this.walletData)
+    this.walletData = data
   }
 
   private withFreshness(flags: number, slot: number, fundedAt: number): number {
-    return this.firstTradeAt[slot]! - fundedAt < FRESH_WALLET_WINDOW_MS ? flags | FRESH | EVER_FRESH : flags & ~FRESH
+    return this.walletData[slot * S + FIRST_TRADE_AT] - fundedAt < FRESH_WALLET_WINDOW_MS ? flags | FRESH | EVER_FRESH : flags & ~FRESH
   }
 
   /**
@@ -457,16 +458,16 @@ export class HolderBook {
    * time, and the exchange-funded holder count.
    */
   private changeFlags(slot: number, before: number, after: number): void {
-    this.flags[slot] = after
-    const holds = !Wide.isZero(this.balances, slot * L)
+    this.walletData[slot * S + FLAGS_AT] = after
+    const holds = !Wide.isZero(this.walletData, slot * S)
     const groupChange = (before ^ after) & GROUP_MASK
     if (groupChange !== 0 && holds) {
-      const balance = Wide.read(this.balances, slot * L)
+      const balance = Wide.read(this.walletData, slot * S)
       for (let g = 0; g < GROUPS; g++) {
         const bit = 1 << g
         if ((groupChange & bit) === 0) continue
-        if ((after & bit) !== 0) Wide.add(this.groupBalance, g * L, balance)
-        else Wide.subtract(this.groupBalance, g * L, balance)
+        if ((after & bit) !== 0) Wide.add(this.sums, g * L, balance)
+        else Wide.subtract(this.sums, g * L, balance)
       }
     }
     const firstSet = after & ~before & COUNTED_MASK
@@ -479,7 +480,7 @@ export class HolderBook {
   }
 
   private addToGroups(flags: number, delta: bigint): void {
-    const sums = this.groupBalance
+    const sums = this.sums
     for (let g = 0; g < GROUPS; g++) if ((flags & (1 << g)) !== 0) Wide.add(sums, g * L, delta)
   }
 
@@ -492,43 +493,43 @@ export class HolderBook {
   /** A non-member's balance grew (or it became eligible): admit it, evicting the smallest, or raise the bound. */
   private offerToTop(slot: number): void {
     const top = this.top
-    const balances = this.balances
+    const balances = this.walletData
     let index: number
     if (this.topLength < top.length) {
       index = this.topLength++
     } else {
       const smallest = top[top.length - 1]!
-      if (Wide.compare(balances, slot * L, smallest * L) <= 0) {
+      if (Wide.compare(balances, slot * S, smallest * S) <= 0) {
         this.raiseOutsiderBound(slot)
         return
       }
-      this.flags[smallest] = this.flags[smallest]! & ~IN_TOP
+      this.walletData[smallest * S + FLAGS_AT] = this.walletData[smallest * S + FLAGS_AT] & ~IN_TOP
       this.raiseOutsiderBound(smallest)
       index = top.length - 1
     }
-    this.flags[slot] = this.flags[slot]! | IN_TOP
+    this.walletData[slot * S + FLAGS_AT] = this.walletData[slot * S + FLAGS_AT] | IN_TOP
     top[index] = slot
     this.moveUp(index)
   }
 
   /** The bound becomes `slot`'s balance if that is larger. */
   private raiseOutsiderBound(slot: number): void {
-    const balances = this.balances
-    const bound = this.outsiderBound
-    const at = slot * L
-    if (Wide.compareAcross(balances, at, bound, 0) > 0) {
-      bound[0] = balances[at]!
-      bound[1] = balances[at + 1]!
-      bound[2] = balances[at + 2]!
+    const balances = this.walletData
+    const bound = this.sums
+    const at = slot * S
+    if (Wide.compareAcross(balances, at, bound, BOUND) > 0) {
+      bound[BOUND] = balances[at]!
+      bound[BOUND + 1] = balances[at + 1]!
+      bound[BOUND + 2] = balances[at + 2]!
     }
   }
 
   private moveUp(index: number): void {
     const top = this.top
-    const balances = this.balances
+    const balances = this.walletData
     const slot = top[index]!
     let i = index
-    while (i > 0 && Wide.compare(balances, top[i - 1]! * L, slot * L) < 0) {
+    while (i > 0 && Wide.compare(balances, top[i - 1]! * S, slot * S) < 0) {
       top[i] = top[i - 1]!
       i--
     }
@@ -537,11 +538,11 @@ export class HolderBook {
 
   private moveDown(index: number): void {
     const top = this.top
-    const balances = this.balances
+    const balances = this.walletData
     const slot = top[index]!
     const last = this.topLength - 1
     let i = index
-    while (i < last && Wide.compare(balances, top[i + 1]! * L, slot * L) > 0) {
+    while (i < last && Wide.compare(balances, top[i + 1]! * S, slot * S) > 0) {
       top[i] = top[i + 1]!
       i++
     }
@@ -550,7 +551,8 @@ export class HolderBook {
 
   private removeFromTop(index: number): void {
     const top = this.top
-    this.flags[top[index]!] = this.flags[top[index]!]! & ~IN_TOP
+    const removed = top[index]! * S + FLAGS_AT
+    this.walletData[removed] = this.walletData[removed]! & ~IN_TOP
     top.copyWithin(index, index + 1, this.topLength)
     this.topLength--
   }
@@ -558,16 +560,15 @@ export class HolderBook {
   /** Rebuilds the buffer by a full scan when its first ten are no longer provably the top ten. */
   private ensureTopTen(): void {
     if (this.topLength === this.holders) return
-    if (this.topLength >= 10 && Wide.compareAcross(this.balances, this.top[9]! * L, this.outsiderBound, 0) >= 0) return
+    if (this.topLength >= 10 && Wide.compareAcross(this.walletData, this.top[9]! * S, this.sums, BOUND) >= 0) return
     this.rescans++
     this.topLength = 0
-    Wide.clear(this.outsiderBound, 0)
-    const flags = this.flags
-    const balances = this.balances
-    for (let slot = 0; slot < this.slotCount; slot++) flags[slot] = flags[slot]! & ~IN_TOP
+    Wide.clear(this.sums, BOUND)
+    const data = this.walletData
+    for (let slot = 0; slot < this.slotCount; slot++) data[slot * S + FLAGS_AT] = data[slot * S + FLAGS_AT]! & ~IN_TOP
     for (let slot = 0; slot < this.slotCount; slot++) {
-      if ((flags[slot]! & EXCLUDED) !== 0) continue
-      if (!Wide.isZero(balances, slot * L)) this.offerToTop(slot)
+      if ((data[slot * S + FLAGS_AT]! & EXCLUDED) !== 0) continue
+      if (!Wide.isZero(data, slot * S)) this.offerToTop(slot)
     }
   }
 }

@@ -247,11 +247,12 @@ export const tradeWire = (f: TradeFacts): Trade => ({
 
 
 // Ring layout. `numbers` (Float64Array), per trade: seq, timestamp, the two halves of the trade id,
-// side (1: sell), the transaction hash's length, the terminal's code, token amount, native amount
-// and native USD price as wide integers. `hashes` (Uint8Array): the transaction hash's characters
-// (Latin-1), up to TX_BYTES. `refs` (Array), per trade: the trade context, the trader, its
-// identities and the flag list — shared objects only, so a trade costs no object of its own while
-// it sits in a feed. An id, hash or terminal that does not fit the columns goes to `unusual`.
+// side (1: sell), the transaction hash's length, the terminal's and the flag list's codes, token
+// amount, native amount and native USD price as wide integers. `hashes` (Uint8Array): the
+// transaction hash's characters (Latin-1), up to TX_BYTES. `refs` (Array), per trade: the trade
+// context and the trader — shared objects only, so a trade costs no object of its own while it sits
+// in a feed. The trader's identities when it has any (few do), and an id, hash, terminal or flag
+// list that does not fit the columns, go to `unusual`.
 const N_SEQ = 0
 const N_TIME = 1
 const N_ID_A = 2
@@ -259,16 +260,15 @@ const N_ID_B = 3
 const N_SIDE = 4
 const N_TX_LENGTH = 5
 const N_TERMINAL = 6
-const N_TOKEN_AMOUNT = 7
+const N_FLAGS = 7
+const N_TOKEN_AMOUNT = 8
 const N_NATIVE_AMOUNT = N_TOKEN_AMOUNT + Wide.LIMBS
 const N_NATIVE_USD = N_NATIVE_AMOUNT + Wide.LIMBS
 const N_STRIDE = N_NATIVE_USD + Wide.LIMBS
 const TX_BYTES = 88
 const R_CONTEXT = 0
 const R_TRADER = 1
-const R_IDENTITIES = 2
-const R_FLAGS = 3
-const R_STRIDE = 4
+const R_STRIDE = 2
 
 const ID_DIGITS = 11
 const idPattern = /^t[0-9a-z]{22}$/
@@ -289,11 +289,30 @@ const terminalCodeOf = (terminal: string | null): number => {
   return code
 }
 
-/** What a row could not keep in its columns (rare: ids, hashes or terminals of unusual shape). */
+/** Flag lists by code; the engine interns them (one frozen list per combination), bounded. */
+const flagLists: Array<ReadonlyArray<string>> = []
+const flagCodes = new Map<ReadonlyArray<string>, number>()
+const MAX_FLAG_LISTS = 65_536
+const flagCodeOf = (flags: ReadonlyArray<string>): number => {
+  let code = flagCodes.get(flags)
+  if (code === undefined) {
+    if (flagLists.length >= MAX_FLAG_LISTS) return -1
+    code = flagLists.length
+    flagLists.push(flags)
+    flagCodes.set(flags, code)
+  }
+  return code
+}
+
+const noIdentities: ReadonlyArray<IdentityProfile> = Object.freeze([])
+
+/** What a row keeps outside its columns: identities, and ids, hashes, terminals or flags of unusual shape. */
 interface UnusualTexts {
   id?: string
   transactionHash?: string
   terminal?: string
+  flags?: ReadonlyArray<string>
+  identities?: ReadonlyArray<IdentityProfile>
 }
 /** A bounded ring of trades, oldest dropped first; read newest first, in (timestamp, seq) order. */
 export class TradeRing {
@@ -448,13 +467,15 @@ export class TradeRing {
     const ref = row * R_STRIDE
     refs[ref + R_CONTEXT] = r.context
     refs[ref + R_TRADER] = r.trader
-    refs[ref + R_IDENTITIES] = r.identities
-    refs[ref + R_FLAGS] = r.flags
     this.unusual?.delete(row)
     let texts: UnusualTexts | undefined
+    if (r.identities.length > 0) texts = { identities: r.identities }
+    const flags = flagCodeOf(r.flags)
+    numbers[at + N_FLAGS] = flags
+    if (flags < 0) texts = { ...texts, flags: r.flags }
     const terminal = terminalCodeOf(r.terminal)
     numbers[at + N_TERMINAL] = terminal
-    if (terminal < 0) texts = { terminal: r.terminal! }
+    if (terminal < 0) texts = { ...texts, terminal: r.terminal! }
     // The id's two halves as numbers when it is one `tradeIdOf` spelled; its text otherwise.
     if (!Number.isNaN(r.idA)) {
       numbers[at + N_ID_A] = r.idA
@@ -506,9 +527,9 @@ export class TradeRing {
       Wide.read(numbers, at + N_TOKEN_AMOUNT),
       Wide.read(numbers, at + N_NATIVE_AMOUNT),
       Wide.read(numbers, at + N_NATIVE_USD),
-      refs[ref + R_FLAGS] as ReadonlyArray<string>,
+      numbers[at + N_FLAGS]! < 0 ? texts!.flags! : flagLists[numbers[at + N_FLAGS]!]!,
       terminal < 0 ? texts!.terminal! : terminalNames[terminal]!,
-      refs[ref + R_IDENTITIES] as ReadonlyArray<IdentityProfile>,
+      texts?.identities ?? noIdentities,
       numbers[at + N_TIME]!,
       numbers[at + N_ID_A]!,
       numbers[at + N_ID_B]!

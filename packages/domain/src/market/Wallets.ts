@@ -69,15 +69,26 @@ export class WalletRecord {
   labels: ReadonlyArray<string> = noLabels
   identities: ReadonlyArray<IdentityProfileValue> = noIdentities
   /**
+   * The tokens the wallet has positions in: the first one, then the others (most wallets trade one
+   * token, and a field costs less than an array per wallet). See `positionTokens`.
+   */
+  private firstPositionToken: TokenBook | undefined = undefined
+  private otherPositionTokens: Array<TokenBook> | undefined = undefined
+  constructor(readonly chain: Chain, readonly address: string) {}
+
+  /**
    * The tokens the wallet has a position in on this chain, in the order the positions were opened
    * (the position itself is in the token's PositionBook, in the wallet's holder slot).
    */
-  positionTokens: ReadonlyArray<TokenBook> = noPositions
-  constructor(readonly chain: Chain, readonly address: string) {}
+  get positionTokens(): ReadonlyArray<TokenBook> {
+    if (this.firstPositionToken === undefined) return noPositions
+    return this.otherPositionTokens === undefined ? [this.firstPositionToken] : [this.firstPositionToken, ...this.otherPositionTokens]
+  }
 
   addPosition(token: TokenBook): void {
-    if (this.positionTokens === noPositions) this.positionTokens = [token]
-    else (this.positionTokens as Array<TokenBook>).push(token)
+    if (this.firstPositionToken === undefined) this.firstPositionToken = token
+    else if (this.otherPositionTokens === undefined) this.otherPositionTokens = [token]
+    else this.otherPositionTokens.push(token)
   }
 
   hasLabel(label: string): boolean {

@@ -18,7 +18,8 @@
  *   node --expose-gc --import tsx apps/server/bench/http.ts [--seconds 8] [--rounds 3] [--connections 50]
  *     [--warmup 1] [--sim-warmup 5] [--service-entry apps/server/src/main.ts]
  *
- * The last line is one JSON object; the token GET gives reqPerSec, ratio, p50Ms and p99Ms.
+ * The last line is one JSON object; the token GET gives reqPerSec, ratio, p50Ms, p99Ms and the
+ * CPU µs per request of both servers.
  */
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
@@ -380,12 +381,21 @@ const runBench = async (): Promise<void> => {
   console.log(
     `${"request".padEnd(16)} ${"server".padEnd(8)} ${pad("req/s", 7)} ${pad("ratio", 6)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)} ${pad("CPU µs/req", 11)} ${pad("CPU eff.", 9)} ${pad("client µs/req", 14)}  statuses`
   )
-  const summary = new Map<string, { rps: number; baseRps: number; ratio: number; p50: number; p99: number; cpuRatio: number }>()
+  const summary = new Map<string, { rps: number; baseRps: number; ratio: number; p50: number; p99: number; cpuRatio: number; cpuUs: number; baseCpuUs: number }>()
   for (const { name } of requests) {
     const { baseline: b, service: s } = results.get(name)!
     const ratio = median(s.rps) / median(b.rps)
     const cpuRatio = median(b.cpuUsPerRequest) / median(s.cpuUsPerRequest)
-    summary.set(name, { rps: median(s.rps), baseRps: median(b.rps), ratio, p50: median(s.p50), p99: median(s.p99), cpuRatio })
+    summary.set(name, {
+      rps: median(s.rps),
+      baseRps: median(b.rps),
+      ratio,
+      p50: median(s.p50),
+      p99: median(s.p99),
+      cpuRatio,
+      cpuUs: median(s.cpuUsPerRequest),
+      baseCpuUs: median(b.cpuUsPerRequest)
+    })
     for (const [role, series] of [["baseline", b], ["service", s]] as const) {
       const statuses = JSON.stringify(series.statuses) + (series.errors > 0 ? ` socket errors ${series.errors}` : "")
       console.log(
@@ -418,6 +428,8 @@ const runBench = async (): Promise<void> => {
     discoveryRatio: round3(summary.get("discovery POST")!.ratio),
     tradesRatio: round3(summary.get("trades page GET")!.ratio),
     cpuEfficiencyRatio: round3(tokenGet.cpuRatio),
+    cpuUsPerRequest: round2(tokenGet.cpuUs),
+    baselineCpuUsPerRequest: round2(tokenGet.baseCpuUs),
     loadAverage: round2(loadAtEnd[0]!),
     targets: { ratio: 0.5, p99Ms: 5 }
   }))

@@ -2,15 +2,25 @@
  * `pnpm bench ingest`: durable ingest into PostgreSQL with all derived state, against a raw bulk
  * load of the same rows, and the time a fresh process takes to serve again from the log.
  *
- * 1. Durable ingest: simulated events (the engine bench's busy mix), encoded to their wire form
- *    as an indexer sends them, go through the real ingest use case (`Ingest.ingest`: decode and
- *    validate against the market, append to `PgEventStore` in one transaction per batch, fold the
- *    new events into the market) in batches of `--batch` events (default 2,000). Only the
- *    `ingest` calls are timed; generating and encoding the events is not.
- * 2. Restart: the service's start command (`node --import tsx apps/server/src/main.ts`) in a child
- *    process with `DATABASE_URL` = the same database, simulator off; timed from spawn until the
- *    first authenticated `GET /v1/tokens/{chain}/{address}` answers 200 (it replays the whole log
- *    before it listens).
+ * 1. Durable ingest: simulated events (the engine bench's busy mix), in the form an indexer sends
+ *    them (NDJSON lines and what the HTTP layer parses from them; with `--json`, a JSON array's
+ *    parsed events), go through the real ingest use case (`Ingest.ingest`: decode and validate
+ *    against the market, append to `PgEventStore`, one commit per batch, fold the new events into
+ *    the market) in batches of `--batch` events (default 2,000), `--inflight` requests outstanding
+ *    at a time (default 2: an indexer pipelining its batches, docs/ingest.md "Throughput"). Events
+ *    are generated untimed `--window` batches at a time (default 8); each window's ingest is timed
+ *    until its last batch is answered (committed and folded). Reported besides the rates: the CPU
+ *    per event of this process and of the PostgreSQL backends during the timed windows, and each
+ *    step's CPU alone on the first 100,000 events (validation, re-encoding a body, the fold).
+ * 2. Restart, twice: the service's start command (`node --import tsx apps/server/src/main.ts`) in a
+ *    child process with `DATABASE_URL` = the same database, simulator off, snapshots on; timed from
+ *    spawn until the first authenticated `GET /v1/tokens/{chain}/{address}` answers 200 with the
+ *    right content (its trades page too). First with an empty data directory (no snapshot: the
+ *    whole log is replayed before it listens: `restartSecondsWithoutSnapshot`); it is then stopped
+ *    with SIGTERM and writes its shutdown snapshot of the 1M-trade state (size, serialization pause
+ *    and write time reported); then again from that snapshot (`restartSeconds`), which must answer
+ *    exactly as the full replay did (token without its clock-driven `stats`/`updatedAt`, and the
+ *    trades page); `--restarts` times (default 3), the median reported.
  * 3. Raw baselines, same rows (id, type, occurred_at, body as PgEventStore writes them) into a
  *    scratch table of the same layout (same columns, primary key, unique id, defaults):
  *    - `COPY ... FROM STDIN` (text format), one statement per batch (= one commit per batch, the
@@ -28,14 +38,14 @@
  * timed phase so none pays for the previous one's dirty pages.
  *
  *   node --expose-gc --max-old-space-size=8192 --import tsx apps/server/bench/ingest.ts
- *     [--trades 1000000] [--batch 2000] [--seed 1] [--embedded] [--verbose]
+ *     [--trades 1000000] [--batch 2000] [--inflight 2] [--window 8] [--json] [--seed 1] [--restarts 3] [--embedded] [--verbose]
  *
  * The last line is one JSON object.
  */
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as net from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -52,7 +62,22 @@ const arg = (name: string, fallback: number): number => {
 }
 const targetTrades = arg("trades", 1_000_000)
 const batchSize = arg("batch", 2_000)
+/** Ingest requests outstanding at a time (an indexer pipelining its batches; they apply in order). */
+const inflight = arg("inflight", 2)
+/**
+ * Batches generated (untimed) ahead of each timed stretch; the pipeline drains at the end of each.
+ * Small, so the generated events die young (a large window would promote them all to the old
+ * generation and charge their collection to the ingest).
+ */
+const windowBatches = arg("window", 8)
+/**
+ * What the indexer sends: `ndjson` (one event per line; the service keeps each line as the stored
+ * body when it holds just the event's fields) or `json` (a JSON array; every event re-encoded).
+ */
+const format: "ndjson" | "json" = process.argv.includes("--json") ? "json" : "ndjson"
 const seed = arg("seed", 1)
+/** Restarts from the snapshot (the reported `restartSeconds` is their median). */
+const snapshotRestarts = arg("restarts", 3)
 const forceEmbedded = process.argv.includes("--embedded")
 /** Echo the restarted service's output. */
 const verbose = process.argv.includes("--verbose")
@@ -330,6 +355,60 @@ interface IngestFigures {
   readonly batchMs: Array<number>
   readonly tokenPath: string
   readonly stats: Record<string, number>
+  /** CPU of this process (all threads: the main thread, GC, the driver's I/O) per event, timed phase only. */
+  readonly nodeCpuMicrosPerEvent: number
+  /** CPU of the PostgreSQL backends serving the bench database per event (server mode); null when unknown. */
+  readonly postgresCpuMicrosPerEvent: number | null
+}
+
+/** CPU seconds (user + system) of the PostgreSQL backends serving `database` (server mode, same machine). */
+const backendCpu = async (database: BenchDatabase, sql: SqlClient.SqlClient): Promise<Map<number, number>> => {
+  const out = new Map<number, number>()
+  if (database.engine.startsWith("pglite")) return out
+  const rows = await Effect.runPromise(
+    sql<{ readonly pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = ${database.name} AND pid <> pg_backend_pid()`
+  )
+  const tick = 100 // USER_HZ: clock ticks per second in /proc (100 on Linux)
+  for (const { pid } of rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / tick)
+    } catch {
+      // Not on this machine, or gone.
+    }
+  }
+  return out
+}
+
+/**
+ * Per-event CPU of each step alone, single-threaded, on a sample of the same events: schema
+ * validation (`Ingest.validateBatch`: decode + engine check), the stored body's encoding, and the
+ * engine fold. The rest of the ingest time is the database and the driver.
+ */
+const breakdown = (sampleEvents: number): Record<string, number> => {
+  const market = Market.makeMarket()
+  const batches = [...simulatedBatches(sampleEvents)].map((b) => ({ events: b.events, wire: b.events.map((e) => Events.encodeMarketEvent(e)) }))
+  let n = 0
+  const cpu = { validate: 0, encodeBody: 0, fold: 0 }
+  const cpuNow = () => {
+    const c = process.cpuUsage()
+    return c.user + c.system
+  }
+  for (const batch of batches) {
+    let t = cpuNow()
+    const validated = Ingest.validateBatch(market, batch.wire)
+    cpu.validate += cpuNow() - t
+    if ("issues" in validated) throw new Error("breakdown: the sample does not validate")
+    t = cpuNow()
+    for (const event of validated.events) PgEventStore.bodyOf(event)
+    cpu.encodeBody += cpuNow() - t
+    t = cpuNow()
+    market.apply(validated.events)
+    cpu.fold += cpuNow() - t
+    n += batch.events.length
+  }
+  return { validate: round(cpu.validate / n, 2), encodeBody: round(cpu.encodeBody / n, 2), fold: round(cpu.fold / n, 2) }
 }
 
 const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> => {
@@ -339,6 +418,11 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const ingest = Context.get(context, Ingest.Ingest)
   const market = Context.get(context, Market.Market)
+  const monitorScope = Effect.runSync(Scope.make())
+  const monitor = Context.get(
+    await Effect.runPromise(Layer.buildWithScope(PgDatabase.layerClient({ url: Redacted.make(database.url) }), monitorScope)),
+    SqlClient.SqlClient
+  )
 
   let events = 0
   let swaps = 0
@@ -346,23 +430,59 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
   let ms = 0
   const batchMs: Array<number> = []
   let lastReport = performance.now()
-  for (const batch of simulatedBatches()) {
-    // What an indexer sends (after the HTTP layer's JSON.parse): the wire form.
-    const wire = batch.events.map((event) => Events.encodeMarketEvent(event))
+  let nodeCpuMicros = 0
+  const backendsBefore = new Map<number, number>()
+  const backendsAfter = new Map<number, number>()
+  const generator = simulatedBatches()
+  for (let done = false; !done;) {
+    // Untimed: the next window of batches, in the wire form an indexer sends (after the HTTP
+    // layer's JSON.parse).
+    const window: Array<{ readonly wire: Array<unknown>; readonly texts: Array<string> | undefined; readonly swaps: number }> = []
+    while (window.length < windowBatches) {
+      const next = generator.next()
+      if (next.done === true) {
+        done = true
+        break
+      }
+      const encoded = next.value.events.map((event) => Events.encodeMarketEvent(event))
+      if (format === "json") window.push({ wire: encoded, texts: undefined, swaps: next.value.swaps })
+      else {
+        // The request's lines, and what the HTTP layer parses from them.
+        const texts = encoded.map((event) => JSON.stringify(event))
+        window.push({ wire: texts.map((text) => JSON.parse(text)), texts, swaps: next.value.swaps })
+      }
+    }
+    if (window.length === 0) break
+    for (const [pid, cpu] of await backendCpu(database, monitor)) if (!backendsBefore.has(pid)) backendsBefore.set(pid, cpu)
+    // Timed: `inflight` requests outstanding at a time, started in order, as an indexer that
+    // pipelines its requests; each resolves once its batch is committed and folded.
+    const cpuStart = process.cpuUsage()
     const started = performance.now()
-    const result = await Effect.runPromise(ingest.ingest(wire))
-    const took = performance.now() - started
-    if (result.accepted !== wire.length) throw new Error(`batch ${batches}: ${result.accepted} of ${wire.length} accepted`)
-    ms += took
-    batchMs.push(took)
-    events += wire.length
-    swaps += batch.swaps
-    batches++
+    let next = 0
+    const worker = async () => {
+      while (next < window.length) {
+        const batch = window[next++]!
+        const sent = performance.now()
+        const result = await Effect.runPromise(ingest.ingest(batch.wire, batch.texts))
+        if (result.accepted !== batch.wire.length) throw new Error(`batch ${batches}: ${result.accepted} of ${batch.wire.length} accepted`)
+        batchMs.push(performance.now() - sent)
+        events += batch.wire.length
+        swaps += batch.swaps
+        batches++
+      }
+    }
+    await Promise.all(Array.from({ length: inflight }, worker))
+    ms += performance.now() - started
+    const cpu = process.cpuUsage(cpuStart)
+    nodeCpuMicros += cpu.user + cpu.system
+    for (const [pid, cpu] of await backendCpu(database, monitor)) backendsAfter.set(pid, cpu)
     if (performance.now() - lastReport > 10_000) {
       lastReport = performance.now()
       console.log(`  ${swaps} trades, ${events} events ingested: ${Math.round(swaps / (ms / 1000))} trades/s so far`)
     }
   }
+  let backendSeconds = 0
+  for (const [pid, cpu] of backendsAfter) backendSeconds += cpu - (backendsBefore.get(pid) ?? 0)
   let tokenPath = ""
   for (const token of market.engine.allTokens()) {
     if (token.hasMarket) {
@@ -371,8 +491,19 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     }
   }
   const stats = { ...market.engine.stats }
+  await Effect.runPromise(Scope.close(monitorScope, Exit.void))
   await Effect.runPromise(Scope.close(scope, Exit.void))
-  return { events, swaps, batches, seconds: ms / 1000, batchMs, tokenPath, stats }
+  return {
+    events,
+    swaps,
+    batches,
+    seconds: ms / 1000,
+    batchMs,
+    tokenPath,
+    stats,
+    nodeCpuMicrosPerEvent: nodeCpuMicros / events,
+    postgresCpuMicrosPerEvent: backendsAfter.size === 0 ? null : (backendSeconds * 1e6) / events
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,22 +519,54 @@ const freePort = (): Promise<number> =>
     })
   })
 
-interface RestartFigures {
-  readonly seconds: number
-  /** The service's own figure for the log replay (its "event log replayed in" line). */
-  readonly replaySeconds: number | null
-  readonly replayLine: string
+/** What a correct read answers, to compare a restarted service's first answers with. */
+interface ExpectedReads {
+  /** `GET tokenPath` without `stats` and `updatedAt` (they move with the clock). */
+  readonly token: string
+  /** `GET tokenPath/trades?limit=100`, as is. */
+  readonly trades: string
 }
 
-const restart = async (database: BenchDatabase, tokenPath: string): Promise<RestartFigures> => {
+interface RestartFigures {
+  /** From spawn until the first correct answer to `GET tokenPath`. */
+  readonly seconds: number
+  /** The service's own figure for the log replay (its "event log replayed in" line): the tail after a snapshot. */
+  readonly replaySeconds: number | null
+  readonly replayLine: string
+  /** The service's "restored snapshot ... in X s" figure, when it restored one. */
+  readonly restoreSeconds: number | null
+  /** What the restarted service answered (the reference for the next restart). */
+  readonly reads: ExpectedReads
+  /** At its SIGTERM: the shutdown snapshot's size, serialization pause and write time (from its log line). */
+  readonly shutdownSnapshot: { readonly megabytes: number; readonly pauseMs: number; readonly writeSeconds: number } | null
+  /** From SIGTERM to exit (the shutdown snapshot included). */
+  readonly stopSeconds: number
+}
+
+const timeless = (tokenJson: string): string => {
+  const { stats: _stats, updatedAt: _updatedAt, ...rest } = JSON.parse(tokenJson) as Record<string, unknown>
+  return JSON.stringify(rest)
+}
+
+/**
+ * The service's start command in a child process (`DATABASE_URL` = the bench database, simulator
+ * off, `SPOT_DATA_DIR` = `dataDir`, snapshots on or off), timed from spawn until `GET tokenPath`
+ * answers 200 with the expected content (a 200 with other content fails the bench); then stopped
+ * with SIGTERM (a graceful stop: with snapshots on it writes its shutdown snapshot).
+ */
+const restart = async (
+  database: BenchDatabase,
+  tokenPath: string,
+  options: { readonly dataDir: string; readonly snapshots: boolean; readonly expect?: ExpectedReads }
+): Promise<RestartFigures> => {
   const port = await freePort()
   const apiKey = `sk_live_${randomBytes(32).toString("base64url")}`
-  const dataDir = mkdtempSync(join(tmpdir(), "spot-bench-ingest-data-"))
-  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
   let replayLine = ""
+  let restoreLine = ""
+  let snapshotLine = ""
   const started = performance.now()
-  // The service's own start command (scripts/run.sh start), as an operator restarts it.
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
+  // The service's own start command (scripts/run.sh start, its GC flag included), as an operator restarts it.
+  const child = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "apps/server/src/main.ts"], {
     cwd: repoRoot,
     env: {
       ...process.env,
@@ -412,7 +575,8 @@ const restart = async (database: BenchDatabase, tokenPath: string): Promise<Rest
       DATABASE_URL: database.url,
       SPOT_API_KEYS: apiKey,
       SPOT_SIMULATOR: "off",
-      SPOT_DATA_DIR: dataDir
+      SPOT_DATA_DIR: options.dataDir,
+      SPOT_SNAPSHOTS: options.snapshots ? "on" : "off"
     },
     stdio: ["ignore", "pipe", "inherit"]
   })
@@ -430,39 +594,65 @@ const restart = async (database: BenchDatabase, tokenPath: string): Promise<Rest
     pending = lines.pop()!
     for (const line of lines) {
       if (verbose) console.log(`  [service] ${line}`)
-      if (line.startsWith("event log replayed")) replayLine = line
+      if (line.includes("event log replayed in")) replayLine = line
+      if (line.includes("restored snapshot")) restoreLine = line
+      if (/snapshot \S+ written/.test(line)) snapshotLine = line
+      if (/snapshot|replaying/.test(line) && !verbose) console.log(`  [service] ${line.replace(/^\S+ \S+ \(#\d+\): /, "")}`)
     }
   })
-  const url = `http://127.0.0.1:${port}${tokenPath}`
-  let seconds = Number.NaN
-  for (;;) {
-    if (exited !== undefined) throw new Error(`the restarted service exited (${exited})`)
-    if (performance.now() - started > 300_000) throw new Error("the restarted service did not serve within 300 s")
+  const get = async (path: string): Promise<{ status: number; text: string } | "refused"> => {
     try {
-      const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } })
-      await response.arrayBuffer()
-      if (response.status === 200) {
-        seconds = (performance.now() - started) / 1000
-        break
-      }
-      throw new Error(`GET ${tokenPath} after restart: ${response.status}`)
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${apiKey}` } })
+      return { status: response.status, text: await response.text() }
     } catch (error) {
       // Not listening yet: connection refused. Anything else is a failure.
-      const code = (error as { cause?: { code?: string } }).cause?.code
-      if (code !== "ECONNREFUSED") throw error
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      if ((error as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED") return "refused"
+      throw error
     }
   }
+  let seconds = Number.NaN
+  let reads: ExpectedReads | undefined
+  for (;;) {
+    if (exited !== undefined) throw new Error(`the restarted service exited (${exited})`)
+    if (performance.now() - started > 600_000) throw new Error("the restarted service did not serve within 600 s")
+    const token = await get(tokenPath)
+    if (token === "refused") {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      continue
+    }
+    if (token.status !== 200) throw new Error(`GET ${tokenPath} after restart: ${token.status}`)
+    const trades = await get(`${tokenPath}/trades?limit=100`)
+    if (trades === "refused" || trades.status !== 200) throw new Error(`GET ${tokenPath}/trades after restart failed`)
+    reads = { token: timeless(token.text), trades: trades.text }
+    seconds = (performance.now() - started) / 1000
+    if (options.expect !== undefined && (reads.token !== options.expect.token || reads.trades !== options.expect.trades)) {
+      throw new Error(`the restarted service answers differently from the previous one:\n  ${reads.token.slice(0, 300)}\n  ${options.expect.token.slice(0, 300)}`)
+    }
+    break
+  }
+  const stopping = performance.now()
   await new Promise<void>((resolve) => {
-    const force = setTimeout(() => child.kill("SIGKILL"), 5_000)
+    // a graceful stop writes the shutdown snapshot: a 1M-trade state takes a while on a busy machine
+    const force = setTimeout(() => child.kill("SIGKILL"), 300_000)
     child.once("exit", () => {
       clearTimeout(force)
       resolve()
     })
     child.kill("SIGTERM")
   })
+  const stopSeconds = (performance.now() - stopping) / 1000
   const replayed = /replayed in ([\d.]+) s/.exec(replayLine)
-  return { seconds, replaySeconds: replayed === null ? null : Number(replayed[1]), replayLine }
+  const restoredIn = / in ([\d.]+) s:/.exec(restoreLine)
+  const written = /written: seq \d+, ([\d.]+) MB, serialized in (\d+) ms .* written in ([\d.]+) s/.exec(snapshotLine)
+  return {
+    seconds,
+    replaySeconds: replayed === null ? null : Number(replayed[1]),
+    replayLine,
+    restoreSeconds: restoredIn === null ? null : Number(restoredIn[1]),
+    reads: reads!,
+    shutdownSnapshot: written === null ? null : { megabytes: Number(written[1]), pauseMs: Number(written[2]), writeSeconds: Number(written[3]) },
+    stopSeconds
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -597,12 +787,47 @@ const main = async (): Promise<void> => {
       `p99 ${percentile(ingested.batchMs, 99).toFixed(1)} ms`
   )
   console.log(`  market: ${JSON.stringify(ingested.stats)}`)
+  const cpuPerEvent = {
+    node: round(ingested.nodeCpuMicrosPerEvent, 2),
+    postgres: ingested.postgresCpuMicrosPerEvent === null ? null : round(ingested.postgresCpuMicrosPerEvent, 2),
+    wall: round((ingested.seconds * 1e6) / ingested.events, 2)
+  }
+  console.log(
+    `  per event: wall ${cpuPerEvent.wall} µs; CPU of this process ${cpuPerEvent.node} µs, of the PostgreSQL backends ${cpuPerEvent.postgres ?? "?"} µs ` +
+      `(${inflight} requests in flight, ${format})`
+  )
+  collect()
+  const steps = breakdown(Math.min(ingested.events, 100_000))
+  console.log(`  the steps alone, CPU µs per event (first ${Math.min(ingested.events, 100_000)} events, one thread): ${JSON.stringify(steps)}`)
   collect()
 
-  console.log("restart: a fresh service process replays the log until GET " + ingested.tokenPath + " answers 200...")
+  // Restart without a snapshot (an empty data directory: the whole log is replayed); its graceful
+  // stop writes the shutdown snapshot of the 1M-trade state, which the second restart starts from.
+  const restartDir = mkdtempSync(join(tmpdir(), "spot-bench-ingest-data-"))
+  cleanups.push(async () => rmSync(restartDir, { recursive: true, force: true }))
+  console.log(`restart without a snapshot: a fresh service process replays the whole log until GET ${ingested.tokenPath} answers 200...`)
   await checkpoint()
-  const restarted = await restart(database, ingested.tokenPath)
-  console.log(`  served after ${restarted.seconds.toFixed(2)} s (${restarted.replayLine || "no replay line"})`)
+  const replayRestart = await restart(database, ingested.tokenPath, { dataDir: restartDir, snapshots: true })
+  console.log(`  served after ${replayRestart.seconds.toFixed(2)} s (${replayRestart.replayLine || "no replay line"}); stopped in ${replayRestart.stopSeconds.toFixed(1)} s`)
+  if (replayRestart.shutdownSnapshot !== null) {
+    const s = replayRestart.shutdownSnapshot
+    console.log(`  its shutdown snapshot: ${s.megabytes} MB, event loop paused ${s.pauseMs} ms to serialize, written in ${s.writeSeconds} s`)
+  }
+  const snapshotRuns: Array<RestartFigures> = []
+  for (let run = 1; run <= snapshotRestarts; run++) {
+    console.log(`restart with a snapshot (${run} of ${snapshotRestarts}): the same, from the snapshot written at the previous stop...`)
+    await checkpoint()
+    const figures = await restart(database, ingested.tokenPath, { dataDir: restartDir, snapshots: true, expect: replayRestart.reads })
+    snapshotRuns.push(figures)
+    console.log(`  served after ${figures.seconds.toFixed(2)} s (${figures.replayLine || "no replay line"}), the same answers as after the full replay`)
+  }
+  const middle = (values: ReadonlyArray<number>): number => percentile(values, 50)
+  const restarted = snapshotRuns.slice().sort((a, b) => a.seconds - b.seconds)[Math.floor((snapshotRuns.length - 1) / 2)]!
+  const restoreSeconds = snapshotRuns.flatMap((r) => (r.restoreSeconds === null ? [] : [r.restoreSeconds]))
+  console.log(
+    `  restart with a snapshot: median ${restarted.seconds.toFixed(2)} s of ${snapshotRuns.map((r) => r.seconds.toFixed(2)).join(", ")}; ` +
+      `restore median ${restoreSeconds.length === 0 ? "?" : middle(restoreSeconds).toFixed(2)} s`
+  )
 
   console.log("raw baselines, the same rows into scratch tables of the same layout...")
   const raw = await rawBaselines(database, ingested.events)
@@ -619,7 +844,9 @@ const main = async (): Promise<void> => {
   line("COPY FROM STDIN, one statement per batch", copyPerBatch)
   line("COPY FROM STDIN, one statement", copyOne)
   line("INSERT ... unnest per batch (@effect/sql-pg)", unnest)
-  console.log(`durable ingest: ${Math.round(tradesPerSec)} trades/s; restart to first 200: ${restarted.seconds.toFixed(2)} s`)
+  console.log(
+    `durable ingest: ${Math.round(tradesPerSec)} trades/s; restart to a correct first answer: ${restarted.seconds.toFixed(2)} s with a snapshot, ${replayRestart.seconds.toFixed(2)} s replaying the whole log`
+  )
   const loadAtEnd = loadavg()
   console.log(`load average (1, 5, 15 min): at start ${loadAtStart.map((x) => x.toFixed(2)).join(", ")}; at end ${loadAtEnd.map((x) => x.toFixed(2)).join(", ")} (PostgreSQL shares this machine)`)
 
@@ -629,6 +856,8 @@ const main = async (): Promise<void> => {
     trades: ingested.swaps,
     events: ingested.events,
     batchSize,
+    inflight,
+    format,
     tradesPerSec: Math.round(tradesPerSec),
     eventsPerSec: Math.round(eventsPerSec),
     copyRowsPerSec: Math.round(copyRowsPerSec),
@@ -636,8 +865,15 @@ const main = async (): Promise<void> => {
     copyPerBatchRowsPerSec: Math.round(copyPerBatch),
     unnestInsertRowsPerSec: Math.round(unnest),
     ratioToCopy: round(eventsPerSec / copyRowsPerSec, 3),
+    cpuMicrosPerEvent: cpuPerEvent,
+    stepMicrosPerEvent: steps,
     restartSeconds: round(restarted.seconds, 2),
-    replaySeconds: restarted.replaySeconds,
+    restartSecondsRuns: snapshotRuns.map((r) => round(r.seconds, 2)),
+    snapshotRestoreSeconds: restoreSeconds.length === 0 ? null : round(middle(restoreSeconds), 2),
+    tailReplaySeconds: restarted.replaySeconds,
+    restartSecondsWithoutSnapshot: round(replayRestart.seconds, 2),
+    replaySeconds: replayRestart.replaySeconds,
+    snapshot: replayRestart.shutdownSnapshot,
     loadAverage: round(loadAtEnd[0]!, 2),
     targets: { tradesPerSec: 20_000, ratioToCopy: 0.3, restartSeconds: 10 }
   }

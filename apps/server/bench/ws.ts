@@ -11,20 +11,29 @@
  *    it), frames/s delivered (pushing starts → the client process has counted every frame), in
  *    the same run, interleaved, best of 3 each.
  * 2. Ingest-to-client latency at 2,000 trades/s with 1,000 subscribers (each follows one busy
- *    token's trades and the token itself): from `market.apply` of a batch until the client process
- *    has read a trade's whole frame. Wire frames are unchanged: the client records (trade id,
- *    receive time) and the bench matches ids against the time it applied the swap that made the
- *    trade (`tradeIdOf` of the event id), on the shared wall clock (`timeOrigin + now()`).
+ *    token's trades and the token itself). Events are replayed on wall-clock time: a tick every
+ *    10 ms folds every event due by then (~20 swaps and ~30 other events; after a stall, all that
+ *    piled up, in one batch). A sample is one trade frame read by one client; the headline clock
+ *    starts when `market.apply` of its batch starts (the service has the event) and stops when the
+ *    client process has read the frame's last byte. Also printed: from the tick the swap was
+ *    available at (adds event-loop lag: a late timer, a GC pause or a batch still running) and from
+ *    the swap's own due time (adds the source's 10 ms batching). Wire frames are unchanged: the
+ *    client records (trade id, receive time, its port) and the bench matches ids against its
+ *    batches (`tradeIdOf` of the event id), on the shared wall clock (`timeOrigin + now()`).
  *    2 s of replay warm the code first (a running server is warm), then 5 s are measured.
  * 3. RSS per idle connection: a server in a child process, idle clients from this one, RSS
  *    before/after divided by the count.
  *
  * Clients are raw TCP sockets that do the upgrade by hand and walk frame headers (the latency run
  * also reads the trade id of trade frames): cheap, so the server side dominates.
- * `npm run bench -- ws latency` runs the latency part alone and prints where the slowest batches'
- * time went (wall vs process CPU, fan-out, GC pauses) and the replay window on the clock of
- * `node --cpu-prof` profiles; `WS_BENCH_ALLOCATIONS=file` also writes an allocation profile of
- * the window (collected objects included). `npm run bench -- ws fanout` runs the fan-out part alone.
+ * `npm run bench -- ws latency` runs the latency part alone with per-stage timers: wall and CPU
+ * time of each stage per batch (fold, change drain, trade matching, trade/token encoding, frame
+ * building, socket writes — by wrapping the methods that run them), unit costs (per event, per
+ * encoding, per write), GC pauses (inside batches or between them), and for the samples where
+ * their time went (until their own socket was written, then until the client read them); also the
+ * replay window on the clock of `node --cpu-prof` profiles. `ws latency plain` leaves the timers
+ * out. `WS_BENCH_ALLOCATIONS=file` also writes an allocation profile of the window (collected
+ * objects included). `npm run bench -- ws fanout` runs the fan-out part alone.
  * Last line: one JSON object.
  */
 import { fork } from "node:child_process"
@@ -39,8 +48,8 @@ import { Simulator, tradeIdOf } from "@spot/domain"
 import type { MarketEvent, TokenBook, Trade, TradeRecord } from "@spot/domain"
 import { Market } from "@spot/application"
 import { Encoding } from "@spot/adapters-http"
-import { ownUpgrades, StreamServer } from "@spot/adapters-ws"
-import type { HandshakeGate, StreamHub } from "@spot/adapters-ws"
+import { Framing, ownUpgrades, StreamServer } from "@spot/adapters-ws"
+import type { Encoders, HandshakeGate, StreamHub } from "@spot/adapters-ws"
 
 const gc = (globalThis as { gc?: () => void }).gc
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -70,6 +79,7 @@ class ClientGroup {
   tracing = false
   readonly tradeIds: Array<string> = []
   readonly tradeTimes: Array<number> = []
+  readonly tradePorts: Array<number> = []
   readonly clients: Array<RawClient> = []
 
   counted(): void {
@@ -87,6 +97,8 @@ class RawClient {
   /** Bytes of an incomplete frame (or handshake response), copied out of the shared read buffer. */
   private partial: Buffer | undefined
   private upgraded = false
+  /** This socket's local port: the server's `remotePort` of the connection. */
+  port = 0
   private onUpgraded: ((client: RawClient) => void) | undefined
   readonly socket: Socket
 
@@ -125,6 +137,7 @@ class RawClient {
         return
       }
       this.upgraded = true
+      this.port = this.socket.localPort ?? 0
       this.onUpgraded?.(this)
       data = data.subarray(end + 4)
     }
@@ -157,6 +170,7 @@ class RawClient {
           const from = marker + tradeIdMarker.length
           group.tradeIds.push(data.toString("latin1", from, data.indexOf(0x22, from)))
           group.tradeTimes.push(receivedAt)
+          group.tradePorts.push(this.port)
         }
       }
       at = end
@@ -190,16 +204,14 @@ type ClientCommand =
   | { readonly cmd: "open"; readonly group: string; readonly port: number; readonly count: number; readonly subscribe?: ReadonlyArray<ReadonlyArray<string>> }
   | { readonly cmd: "expect"; readonly group: string; readonly frames: number }
   | { readonly cmd: "trace"; readonly group: string }
-  | { readonly cmd: "latency"; readonly group: string; readonly ids: ReadonlyArray<string>; readonly times: ReadonlyArray<number> }
+  | { readonly cmd: "latency"; readonly group: string }
   | { readonly cmd: "close"; readonly group: string }
 
-interface LatencyResult {
-  readonly samples: number
-  readonly unmatched: number
-  readonly p50: number
-  readonly p90: number
-  readonly p99: number
-  readonly max: number
+/** What the clients read while tracing: per trade frame, its id, when it was read, on which port. */
+interface TraceResult {
+  readonly ids: ReadonlyArray<string>
+  readonly times: ReadonlyArray<number>
+  readonly ports: ReadonlyArray<number>
 }
 
 /** The client process: opens sockets, counts frames, answers when asked. */
@@ -236,18 +248,7 @@ const clientProcess = () => {
         return reply({ tracing: true })
       case "latency": {
         group.tracing = false
-        const sentAt = new Map<string, number>()
-        for (let i = 0; i < message.ids.length; i++) sentAt.set(message.ids[i]!, message.times[i]!)
-        const samples: Array<number> = []
-        let unmatched = 0
-        for (let i = 0; i < group.tradeIds.length; i++) {
-          const sent = sentAt.get(group.tradeIds[i]!)
-          if (sent === undefined) unmatched++
-          else samples.push(group.tradeTimes[i]! - sent)
-        }
-        samples.sort((a, b) => a - b)
-        const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor(samples.length * p))] ?? NaN
-        const result: LatencyResult = { samples: samples.length, unmatched, p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), max: samples.at(-1) ?? NaN }
+        const result: TraceResult = { ids: group.tradeIds, times: group.tradeTimes, ports: group.tradePorts }
         return reply(result)
       }
       case "close":
@@ -286,10 +287,10 @@ class Clients {
   }
 }
 
-const startStream = async (market: Market.MarketShape) => {
+const startStream = async (market: Market.MarketShape, encoders: Encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson }) => {
   const server = createServer()
   const upgrades = ownUpgrades(server)
-  const stream = new StreamServer(market, { gate: admitAll, encoders: { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson } })
+  const stream = new StreamServer(market, { gate: admitAll, encoders })
   upgrades.route("/v1/stream", stream.handleUpgrade)
   const port = await listen(server)
   return {
@@ -466,7 +467,124 @@ const durationMs = 5_000
 const warmUpMs = 2_000
 const tickMs = 10
 
-const latency = async (clients: Clients) => {
+/** Stages of a folded batch, in the order they run. */
+const stageNames = ["fold", "drain changes", "trades: match+queue", "trades: encode", "candles", "tokens: match+queue", "tokens: encode", "positions", "hub other", "frames: build", "sockets: write", "flush other"] as const
+type StageName = (typeof stageNames)[number]
+
+/** One folded batch of the measured window: what it held and where its time went. */
+interface BatchTrace {
+  /** Wall ms (shared clock) when `market.apply` started, and how long it ran. */
+  readonly start: number
+  totalMs: number
+  cpuMs: number
+  /** Performance-clock interval, to attribute GC pauses. */
+  readonly perfStart: number
+  perfEnd: number
+  readonly events: number
+  readonly swaps: number
+  readonly stages: Record<StageName, number>
+  readonly stagesCpu: Record<StageName, number>
+  tokenEncodes: number
+  tradeEncodes: number
+  writes: number
+  bytes: number
+  gcMs: number
+  /** client port → ms after `start` at which each of the connection's socket writes returned. */
+  readonly writtenAt: Map<number, Array<number>>
+}
+
+/** Process CPU time in ms (user + system; during a batch, nearly all of it is the main thread's). */
+const cpuNow = () => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
+}
+
+/**
+ * Exclusive (self) time per stage, wall and CPU: a wrapped call's time minus the wrapped calls
+ * inside it, added to the current batch. On a shared machine the wall time of a stage includes
+ * the time the process waited for a core; the CPU time does not.
+ */
+class StageClock {
+  batch: BatchTrace | undefined
+  private readonly starts: Array<number> = []
+  private readonly inner: Array<number> = []
+
+  /** Time measured by hand inside a wrapped call: counted to `stage`, not to the caller. */
+  add(stage: StageName, wallMs: number, cpuMs: number): void {
+    if (this.batch !== undefined) {
+      this.batch.stages[stage] += wallMs
+      this.batch.stagesCpu[stage] += cpuMs
+    }
+    const n = this.inner.length
+    if (n > 0) {
+      this.inner[n - 2]! += wallMs
+      this.inner[n - 1]! += cpuMs
+    }
+  }
+
+  wrap<T extends object>(target: T, name: string, stage: StageName | ((self: any, args: Array<any>) => StageName)): void {
+    const original = (target as any)[name] as ((...args: Array<any>) => unknown) | undefined
+    if (typeof original !== "function") return
+    const clock = this
+    ;(target as any)[name] = function(this: unknown, ...args: Array<any>) {
+      if (clock.batch === undefined) return original.apply(this, args)
+      const named = typeof stage === "string" ? stage : stage(this, args)
+      clock.starts.push(performance.now(), cpuNow())
+      clock.inner.push(0, 0)
+      try {
+        return original.apply(this, args)
+      } finally {
+        const cpu = cpuNow() - clock.starts.pop()!
+        const wall = performance.now() - clock.starts.pop()!
+        const innerCpu = clock.inner.pop()!
+        const innerWall = clock.inner.pop()!
+        const n = clock.inner.length
+        if (n > 0) {
+          clock.inner[n - 2]! += wall
+          clock.inner[n - 1]! += cpu
+        }
+        const batch = clock.batch
+        if (batch !== undefined) {
+          batch.stages[named] += wall - innerWall
+          batch.stagesCpu[named] += cpu - innerCpu
+        }
+      }
+    }
+  }
+}
+
+/** `PerformanceEntry.detail.kind` of gc entries. */
+const gcKinds: Record<number, string> = { 1: "scavenge", 2: "mark-compact", 4: "incremental marking", 8: "weak callbacks" }
+
+const emptyStages = (): Record<StageName, number> => Object.fromEntries(stageNames.map((s) => [s, 0])) as Record<StageName, number>
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN
+const sortedCopy = (values: Iterable<number>) => [...values].sort((a, b) => a - b)
+const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
+
+interface LatencySummary {
+  readonly p50: number
+  readonly p90: number
+  readonly p99: number
+  readonly max: number
+}
+const summarize = (values: Iterable<number>): LatencySummary => {
+  const sorted = sortedCopy(values)
+  return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? NaN }
+}
+const fmtSummary = (s: LatencySummary) => `p50 ${s.p50.toFixed(2)}, p90 ${s.p90.toFixed(2)}, p99 ${s.p99.toFixed(2)}, max ${s.max.toFixed(1)} ms`
+
+/**
+ * Ingest-to-client latency. Events are replayed at 2,000 swaps/s of wall-clock time: a tick every
+ * 10 ms folds every event due by then (after a stall, everything that piled up, in one batch, as
+ * a feed read from a queue would). A sample is one trade frame read by one client; its clock
+ * starts when `market.apply` of its batch starts (the service has the event). Also reported: from
+ * the tick the swap became available at (adds the event-loop lag: a late timer, a GC pause or an
+ * earlier batch still running delays a batch that has arrived) and from the swap's own due time
+ * (adds the source's 10 ms batching too, not the service's doing).
+ * `breakdown`: per-stage timers (wrapped methods) and per-connection write times.
+ */
+const latency = async (clients: Clients, breakdown: boolean) => {
   // A market with many live tokens, and a stream of future events replayed at 2,000 swaps/s of
   // wall-clock time (the simulator's own rate ramps with its token count).
   const now = Date.now()
@@ -477,7 +595,19 @@ const latency = async (clients: Clients) => {
   const future = simulator.runFor(5 * 60_000)
   const durationSwaps = (targetTradesPerSec * (warmUpMs + durationMs)) / 1000
   console.log(`latency run: ${market.engine.stats.tokens} tokens, ${future.filter((e) => e.type === "swap").length} swaps to replay`)
-  const server = await startStream(market)
+  const clock = new StageClock()
+  const encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson }
+  if (breakdown) {
+    clock.wrap(encoders, "tokenJson", () => {
+      if (clock.batch !== undefined) clock.batch.tokenEncodes++
+      return "tokens: encode"
+    })
+    clock.wrap(encoders, "tradeJson", () => {
+      if (clock.batch !== undefined) clock.batch.tradeEncodes++
+      return "trades: encode"
+    })
+  }
+  const server = await startStream(market, encoders)
   // Busy tokens, round-robin: each client follows one token's trades and the token itself.
   // The 50 tokens that trade most in the replayed window.
   const swapsPerToken = new Map<string, { chain: string; address: string; count: number }>()
@@ -497,85 +627,230 @@ const latency = async (clients: Clients) => {
   ])
   await clients.ask({ cmd: "open", group: "latency", port: server.port, count: subscribers, subscribe })
 
-  // Replays the events due at 2,000 swaps/s of wall-clock time, one batch per tick.
-  let next = 0
-  const replay = async (ms: number, onBatch: (batch: ReadonlyArray<MarketEvent>, start: number, took: number, cpuMs: number) => void) => {
-    const began = performance.now()
-    let trades = 0
-    while (performance.now() - began < ms && next < future.length) {
-      await sleep(tickMs)
-      // the swaps due by now at 2,000/s, with the other events between them
-      const due = Math.floor(((performance.now() - began) / 1000) * targetTradesPerSec)
-      const from = next
-      while (next < future.length && trades < due) if (future[next++]!.type === "swap") trades++
-      const batch = future.slice(from, next)
-      const cpu = process.cpuUsage()
-      const start = wallNow()
-      market.apply(batch)
-      const took = wallNow() - start
-      const used = process.cpuUsage(cpu)
-      onBatch(batch, start, took, (used.user + used.system) / 1000)
+  const hub = server.stream.hub
+  if (breakdown) {
+    // The stages, by the methods that run them (a method a version lacks is simply not timed).
+    clock.wrap(market, "apply", "fold")
+    clock.wrap(market.engine, "drainChanges", "drain changes")
+    clock.wrap(hub, "onChanges", "hub other")
+    clock.wrap(hub, "fanOutTrades", "trades: match+queue")
+    clock.wrap(hub, "fanOutCandles", "candles")
+    clock.wrap(hub, "fanOutTokens", "tokens: match+queue")
+    clock.wrap(hub, "fanOutPositions", "positions")
+    clock.wrap(hub, "flush", "flush other")
+    clock.wrap(Framing.FrameQueue.prototype, "drain", "frames: build")
+    for (const connection of hub.connections) {
+      const socket = connection.socket as Socket
+      const port = socket.remotePort!
+      const write = socket.write
+      socket.write = function(this: Socket, ...args: Array<any>) {
+        const batch = clock.batch
+        if (batch === undefined) return (write as any).apply(this, args)
+        const t0 = performance.now()
+        const c0 = cpuNow()
+        const result = (write as any).apply(this, args)
+        const c1 = cpuNow()
+        const t1 = performance.now()
+        clock.add("sockets: write", t1 - t0, c1 - c0)
+        batch.writes++
+        batch.bytes += (args[0] as Buffer).length
+        const at = wallNow() - batch.start
+        const times = batch.writtenAt.get(port)
+        if (times === undefined) batch.writtenAt.set(port, [at])
+        else times.push(at)
+        return result
+      } as typeof socket.write
     }
-    return trades / ((performance.now() - began) / 1000)
   }
-  // A running server is warm: the first second of fan-out runs unoptimized code.
+
+  // Replays the events due at 2,000 swaps/s of wall-clock time; a tick every 10 ms.
+  let next = 0
+  const replay = async (ms: number, onBatch: (batch: ReadonlyArray<MarketEvent>, dueAt: ReadonlyArray<number>, trace: BatchTrace) => void) => {
+    const began = wallNow()
+    let trades = 0
+    for (let tick = 1; wallNow() - began < ms && next < future.length; tick++) {
+      const wait = began + tick * tickMs - wallNow()
+      await (wait > 0 ? sleep(wait) : nextTurn())
+      // the swaps due by now at 2,000/s, with the other events between them
+      const due = Math.floor(((wallNow() - began) / 1000) * targetTradesPerSec)
+      const from = next
+      const dueAt: Array<number> = []
+      while (next < future.length && trades < due) {
+        if (future[next++]!.type === "swap") dueAt.push(began + (trades++ * 1000) / targetTradesPerSec)
+      }
+      const batch = future.slice(from, next)
+      const trace: BatchTrace = {
+        start: 0, totalMs: 0, cpuMs: 0, perfStart: performance.now(), perfEnd: 0, events: batch.length, swaps: dueAt.length,
+        stages: emptyStages(), stagesCpu: emptyStages(), tokenEncodes: 0, tradeEncodes: 0, writes: 0, bytes: 0, gcMs: 0, writtenAt: new Map()
+      }
+      clock.batch = trace
+      const cpu = process.cpuUsage()
+      ;(trace as { start: number }).start = wallNow()
+      market.apply(batch)
+      trace.totalMs = wallNow() - trace.start
+      trace.perfEnd = performance.now()
+      const used = process.cpuUsage(cpu)
+      trace.cpuMs = (used.user + used.system) / 1000
+      clock.batch = undefined
+      onBatch(batch, dueAt, trace)
+    }
+    return trades / ((wallNow() - began) / 1000)
+  }
+  // A running server is warm: the first seconds of fan-out run unoptimized code.
   await replay(warmUpMs, () => undefined)
   await clients.ask({ cmd: "trace", group: "latency" })
   gc?.()
 
-  // where a batch's time goes: fan-out (the hub's listener) vs the fold; and GC pauses
-  const hub = server.stream.hub
-  const onChanges = hub.onChanges.bind(hub)
-  let fanOutMs = 0
-  hub.onChanges = (changes) => {
-    const t0 = performance.now()
-    onChanges(changes)
-    fanOutMs += performance.now() - t0
-  }
-  const gcPauses: Array<number> = []
+  const gcPauses: Array<{ start: number; duration: number; kind: number; inBatch: boolean }> = []
   const gcObserver = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcPauses.push(entry.duration)
+    for (const entry of list.getEntries()) {
+      gcPauses.push({ start: entry.startTime, duration: entry.duration, kind: ((entry as { detail?: { kind?: number } }).detail)?.kind ?? 0, inBatch: false })
+    }
   })
   gcObserver.observe({ entryTypes: ["gc"] })
-  const batches: Array<{ ms: number; cpuMs: number; fanOutMs: number; events: number; atUs: number }> = []
+  const batches: Array<BatchTrace> = []
+  // per trade: its batch and its due time
+  const batchOf = new Map<string, number>()
+  const dueOf = new Map<string, number>()
 
-  const ids: Array<string> = []
-  const times: Array<number> = []
   const allocations = process.env.WS_BENCH_ALLOCATIONS === undefined ? undefined : await startAllocationSampling()
   const replayFromUs = process.hrtime.bigint() / 1000n
-  let slowestApplyMs = 0
-  const applyMs: Array<number> = []
-  const tradesPerSec = await replay(durationMs, (batch, start, took, cpuMs) => {
-    if (mode === "latency") batches.push({ ms: took, cpuMs, fanOutMs, events: batch.length, atUs: Number(process.hrtime.bigint() / 1000n) })
-    fanOutMs = 0
-    applyMs.push(took)
-    slowestApplyMs = Math.max(slowestApplyMs, took)
-    for (let i = 0; i < batch.length; i++) {
+  const tradesPerSec = await replay(durationMs, (batch, dueAt, trace) => {
+    const index = batches.length
+    batches.push(trace)
+    for (let i = 0, s = 0; i < batch.length; i++) {
       const event = batch[i]!
       if (event.type !== "swap") continue
-      ids.push(tradeIdOf(event.id))
-      times.push(start)
+      const id = tradeIdOf(event.id)
+      batchOf.set(id, index)
+      dueOf.set(id, dueAt[s++]!)
     }
   })
   // the replay window on the monotonic clock of `--cpu-prof` profiles (µs), to cut the warm-up out
   const replayWindowUs = [Number(replayFromUs), Number(process.hrtime.bigint() / 1000n)] as const
-  gcObserver.disconnect()
-  hub.onChanges = onChanges
   if (allocations !== undefined) await allocations.stop(process.env.WS_BENCH_ALLOCATIONS!)
-  if (mode === "latency") {
-    const fmt = (b: (typeof batches)[number]) => `${b.ms.toFixed(1)} ms (process CPU ${b.cpuMs.toFixed(1)}, fan-out ${b.fanOutMs.toFixed(1)}, ${b.events} events, ended at ${b.atUs} µs)`
-    console.log(`slowest batches: ${[...batches].sort((a, b) => b.ms - a.ms).slice(0, 12).map(fmt).join("; ")}`)
-    const fan = batches.map((b) => b.fanOutMs).sort((a, b) => a - b)
-    console.log(`fan-out per batch: p50 ${fan[fan.length >> 1]!.toFixed(2)} ms, p99 ${fan[Math.floor(fan.length * 0.99)]!.toFixed(2)} ms`)
-    gcPauses.sort((a, b) => b - a)
-    console.log(`GC pauses during the replay: ${gcPauses.length}, total ${gcPauses.reduce((a, b) => a + b, 0).toFixed(0)} ms, longest ${gcPauses.slice(0, 8).map((d) => d.toFixed(1)).join(", ")} ms`)
-  }
   await sleep(500)
-  const result = await clients.ask<LatencyResult>({ cmd: "latency", group: "latency", ids, times })
+  gcObserver.disconnect()
+  // GC pauses inside each batch
+  for (const pause of gcPauses) {
+    for (const b of batches) {
+      const overlap = Math.min(b.perfEnd, pause.start + pause.duration) - Math.max(b.perfStart, pause.start)
+      if (overlap > 0) {
+        b.gcMs += overlap
+        pause.inBatch = true
+      }
+    }
+  }
+  const received = await clients.ask<TraceResult>({ cmd: "latency", group: "latency" })
   await clients.ask({ cmd: "close", group: "latency" })
   await server.close()
-  applyMs.sort((a, b) => a - b)
-  return { ...result, tradesPerSec, replayWindowUs, slowestApplyMs, applyP50Ms: applyMs[Math.floor(applyMs.length / 2)] ?? NaN, applyP99Ms: applyMs[Math.floor(applyMs.length * 0.99)] ?? NaN }
+
+  // samples: apply → read, tick → read, due → read; and for the breakdown, where each went
+  const fromApply: Array<number> = []
+  const fromTick: Array<number> = []
+  const fromDue: Array<number> = []
+  const sampleBatch: Array<number> = []
+  const samplePort: Array<number> = []
+  let unmatched = 0
+  for (let i = 0; i < received.ids.length; i++) {
+    const index = batchOf.get(received.ids[i]!)
+    if (index === undefined) {
+      unmatched++
+      continue
+    }
+    const readAt = received.times[i]!
+    const due = dueOf.get(received.ids[i]!)!
+    const tick = Math.ceil((due - batches[0]!.start) / tickMs) * tickMs + batches[0]!.start
+    fromApply.push(readAt - batches[index]!.start)
+    fromTick.push(readAt - Math.min(tick, batches[index]!.start))
+    fromDue.push(readAt - due)
+    sampleBatch.push(index)
+    samplePort.push(received.ports[i]!)
+  }
+  const result = { samples: fromApply.length, unmatched, ...summarize(fromApply), fromTick: summarize(fromTick), fromDue: summarize(fromDue) }
+  const applyMs = sortedCopy(batches.map((b) => b.totalMs))
+
+  if (breakdown) {
+    const n = batches.length
+    const perBatch = (f: (b: BatchTrace) => number) => summarize(batches.map(f))
+    const eventsPer = perBatch((b) => b.events)
+    const swapsPer = perBatch((b) => b.swaps)
+    console.log(
+      `batches: ${n} in ${(durationMs / 1000).toFixed(0)} s; events per batch p50 ${eventsPer.p50}, p99 ${eventsPer.p99}, max ${eventsPer.max}; ` +
+        `swaps per batch p50 ${swapsPer.p50}, p99 ${swapsPer.p99}, max ${swapsPer.max}; connections written per batch p50 ${perBatch((b) => b.writes).p50}, ` +
+        `max ${perBatch((b) => b.writes).max}; token encodings per batch p50 ${perBatch((b) => b.tokenEncodes).p50}, trade encodings p50 ${perBatch((b) => b.tradeEncodes).p50}`
+    )
+    const rows: Array<[string, (b: BatchTrace) => number, (b: BatchTrace) => number]> = [
+      ...stageNames.map((s) => [s, (b: BatchTrace) => b.stages[s], (b: BatchTrace) => b.stagesCpu[s]] as [string, (b: BatchTrace) => number, (b: BatchTrace) => number]),
+      ["GC pauses inside", (b) => b.gcMs, () => NaN],
+      ["batch total", (b) => b.totalMs, (b) => b.cpuMs]
+    ]
+    const slowest = [...batches].sort((a, b) => b.totalMs - a.totalMs).slice(0, Math.max(1, Math.ceil(n / 100)))
+    const cell = (x: number) => x.toFixed(3).padStart(7)
+    console.log(`per-batch stage times, ms — wall: mean | p50 | p99 | mean of the slowest 1% (${slowest.length}) || CPU: mean | p99 | mean of the slowest 1%`)
+    for (const [name, wall, cpu] of rows) {
+      const w = batches.map(wall)
+      const c = batches.map(cpu)
+      const ws = summarize(w)
+      const cs = summarize(c)
+      console.log(`  ${name.padEnd(20)} ${cell(mean(w))} | ${cell(ws.p50)} | ${cell(ws.p99)} | ${cell(mean(slowest.map(wall)))} || ${cell(mean(c))} | ${cell(cs.p99)} | ${cell(mean(slowest.map(cpu)))}`)
+    }
+    // unit costs: comparable between runs whatever the batches held (CPU, µs)
+    const total = (f: (b: BatchTrace) => number) => batches.reduce((a, b) => a + f(b), 0)
+    const per = (stage: StageName, count: (b: BatchTrace) => number) => ((1000 * total((b) => b.stagesCpu[stage])) / Math.max(1, total(count))).toFixed(2)
+    console.log(
+      `unit CPU costs, µs: fold ${per("fold", (b) => b.events)} per event; trades match+queue ${per("trades: match+queue", (b) => b.swaps)} per trade; ` +
+        `trade encode ${per("trades: encode", (b) => b.tradeEncodes)} per encoding; token encode ${per("tokens: encode", (b) => b.tokenEncodes)} per encoding; ` +
+        `frames build ${per("frames: build", (b) => b.writes)}, socket write ${per("sockets: write", (b) => b.writes)}, flush other ${per("flush other", (b) => b.writes)} per write ` +
+        `(${total((b) => b.writes)} writes, ${(total((b) => b.bytes) / Math.max(1, total((b) => b.writes))).toFixed(0)} B each); ` +
+        `stream side ${((1000 * total((b) => stageNames.slice(2).reduce((a, s) => a + b.stagesCpu[s], 0))) / Math.max(1, total((b) => b.writes))).toFixed(2)} per write`
+    )
+    // the slowest samples: when their bytes left the server, and how long the client took to read them
+    const order = fromApply.map((_, i) => i).sort((a, b) => fromApply[a]! - fromApply[b]!)
+    const describe = (label: string, picked: ReadonlyArray<number>) => {
+      const written: Array<number> = []
+      const afterWrite: Array<number> = []
+      const batchMs: Array<number> = []
+      const gcMs: Array<number> = []
+      const events: Array<number> = []
+      for (const i of picked) {
+        const b = batches[sampleBatch[i]!]!
+        // the write that carried the frame: the last one before the client read it
+        const times = b.writtenAt.get(samplePort[i]!)
+        if (times === undefined) continue
+        let at = times[0]!
+        for (const t of times) if (t <= fromApply[i]! && t > at) at = t
+        written.push(at)
+        afterWrite.push(fromApply[i]! - at)
+        batchMs.push(b.totalMs)
+        gcMs.push(b.gcMs)
+        events.push(b.events)
+      }
+      console.log(
+        `  ${label.padEnd(18)} apply → own socket written ${mean(written).toFixed(2)} ms (its batch: ${mean(batchMs).toFixed(2)} ms, GC in it ${mean(gcMs).toFixed(2)} ms, ` +
+          `${mean(events).toFixed(0)} events), written → client read ${mean(afterWrite).toFixed(2)} ms`
+      )
+    }
+    console.log(`where trade frames' latency went (means):`)
+    describe("all samples", order)
+    describe("p50-p90", order.slice(Math.floor(order.length * 0.5), Math.floor(order.length * 0.9)))
+    describe("slowest 1%", order.slice(Math.floor(order.length * 0.99)))
+    gcPauses.sort((a, b) => b.duration - a.duration)
+    console.log(
+      `GC pauses in the window: ${gcPauses.length}, total ${gcPauses.reduce((a, p) => a + p.duration, 0).toFixed(0)} ms, ` +
+        `longest ${gcPauses.slice(0, 8).map((p) => `${p.duration.toFixed(1)} (${gcKinds[p.kind] ?? p.kind}${p.inBatch ? ", in a batch" : ""})`).join(", ")} ms`
+    )
+  }
+  return {
+    ...result,
+    tradesPerSec,
+    replayWindowUs,
+    slowestApplyMs: applyMs.at(-1) ?? NaN,
+    applyP50Ms: percentile(applyMs, 0.5),
+    applyP99Ms: percentile(applyMs, 0.99),
+    batchCpuMeanMs: mean(batches.map((b) => b.cpuMs)),
+    eventsPerBatchP50: percentile(sortedCopy(batches.map((b) => b.events)), 0.5)
+  }
 }
 
 /** Allocation sampling that keeps collected objects too (what fills the young generation). */
@@ -643,7 +918,10 @@ const printLatency = (lat: Awaited<ReturnType<typeof latency>>) =>
     `latency at ${Math.round(lat.tradesPerSec)} trades/s, ${subscribers} subscribers (trade frames, apply → client read): ` +
       `p50 ${lat.p50.toFixed(2)} ms, p90 ${lat.p90.toFixed(2)} ms, p99 ${lat.p99.toFixed(2)} ms, max ${lat.max.toFixed(1)} ms ` +
       `(${lat.samples} frames, ${lat.unmatched} unmatched; fold+fan-out per batch p50 ${lat.applyP50Ms.toFixed(2)} ms, ` +
-      `p99 ${lat.applyP99Ms.toFixed(2)} ms, max ${lat.slowestApplyMs.toFixed(1)} ms)`
+      `p99 ${lat.applyP99Ms.toFixed(2)} ms, max ${lat.slowestApplyMs.toFixed(1)} ms, process CPU mean ${lat.batchCpuMeanMs.toFixed(2)} ms; ` +
+      `events per batch p50 ${lat.eventsPerBatchP50})\n` +
+      `  from the tick the swap was available at (+ event-loop lag): ${fmtSummary(lat.fromTick)}; ` +
+      `from the swap's due time (+ the source's ${tickMs} ms batching): ${fmtSummary(lat.fromDue)}`
   )
 
 const printFanOut = (trades: FanOutResult, tokens: FanOutResult) => {
@@ -669,8 +947,9 @@ if (mode === "idle-server") {
   printFanOut(trades, tokens)
   process.exit(0)
 } else if (mode === "latency") {
+  // `latency plain`: without the per-stage timers
   const clients = await Clients.start()
-  const lat = await latency(clients)
+  const lat = await latency(clients, process.argv[3] !== "plain")
   printLatency(lat)
   console.log(`replay window (monotonic µs, for --cpu-prof): ${lat.replayWindowUs.join(" ")}`)
   clients.stop()
@@ -680,7 +959,7 @@ if (mode === "idle-server") {
   const rss = await idleMemory()
   console.log(`RSS per idle connection: ${Math.round(rss)} bytes (${idleConnections} connections)`)
   const clients = await Clients.start()
-  const lat = await latency(clients)
+  const lat = await latency(clients, false)
   printLatency(lat)
   gc?.()
   const { trades, tokens } = await fanOut(clients)
@@ -706,6 +985,7 @@ if (mode === "idle-server") {
     tokenServerCpuUsPerFrame: round2(tokens.oursCpuUs),
     tokenNaiveServerCpuUsPerFrame: round2(tokens.naiveCpuUs),
     p90Ms: Number(lat.p90.toFixed(3)),
+    tickToReadP99Ms: Number(lat.fromTick.p99.toFixed(3)),
     maxMs: Number(lat.max.toFixed(1)),
     latencySamples: lat.samples,
     tradesPerSec: Math.round(lat.tradesPerSec),

@@ -5,11 +5,11 @@
 import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
-import { CursorSecret, EventStore, Ingest, KeyStore, Market, RateLimiter, SimulatorFeed } from "@spot/application"
+import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots } from "@spot/application"
 import { AdminKeys, ApiServer, Contract, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
-import { ApiKeyHash, FileKeyStore, PgDatabase, PgEventStore, PgKeyStore } from "@spot/adapters-storage"
+import { ApiKeyHash, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore } from "@spot/adapters-storage"
 import type { ServerConfig } from "./ServerConfig.js"
 import { embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
 import * as StreamGate from "./StreamGate.js"
@@ -29,10 +29,11 @@ const cursorSecretOf = (config: ServerConfig): Uint8Array =>
 const resumedSeed = (seed: number, lastSeq: number): number => (Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) + lastSeq) | 0
 
 /**
- * Start-up, in order, before the server listens: fold the whole event log into the market (the
- * market is a projection of the log), then start the simulator when it is on. A fresh log gets
- * the warm-up; a log with history resumes at the present without warm-up (the history is
- * already there; re-simulating it would add a second past), with a seed of its own.
+ * Start-up, in order, before the server listens: restore the newest usable engine snapshot (when
+ * snapshots are on), fold the rest of the event log into the market (the market is a projection
+ * of the log; without a snapshot that is the whole log), then start the simulator when it is on.
+ * A fresh log gets the warm-up; a log with history resumes at the present without warm-up (the
+ * history is already there; re-simulating it would add a second past), with a seed of its own.
  */
 const startMarket = (config: ServerConfig, announce: boolean) =>
   Layer.effectDiscard(
@@ -41,11 +42,16 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
       const ingest = yield* Ingest.Ingest
       const store = yield* EventStore
       const started = yield* Clock.currentTimeMillis
+      const snapshots = yield* Snapshots.Snapshots
+      const restored = yield* snapshots.restore
+      const tailStarted = yield* Clock.currentTimeMillis
       const replayed = yield* Effect.orDie(ingest.catchUp)
       const now = yield* Clock.currentTimeMillis
       market.advanceTo(now)
-      if (announce && replayed > 0) {
-        yield* Console.log(`event log replayed in ${((now - started) / 1000).toFixed(1)} s: ${replayed} events, ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
+      yield* snapshots.startPeriodic
+      if (announce && (replayed > 0 || restored._tag === "Restored")) {
+        const from = restored._tag === "Restored" ? `snapshot at seq ${restored.seq} restored in ${restored.seconds.toFixed(1)} s, then ` : ""
+        yield* Console.log(`${from}event log replayed in ${((now - (restored._tag === "Restored" ? tailStarted : started)) / 1000).toFixed(1)} s: ${replayed} events, ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
       }
       if (config.simulator === null) return
       const head = yield* Effect.orDie(store.head)
@@ -112,6 +118,15 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
 )
 
 /**
+ * How long the REST middleware reuses the key store's answer for a key (PlatformMiddleware
+ * `keyCacheTtlMs`): a client's steady stream of requests then costs one store lookup per half
+ * second, not one per request. The stores re-read their keys about once a second, so a revocation
+ * made elsewhere (the `keys` command, another server) takes at most 0.5 s longer to reach a
+ * request; expiry stays exact. The stream handshake asks the store every time.
+ */
+export const keyCacheTtlMs = 500
+
+/**
  * Replacements for the parts configuration normally decides. Tests feed a market of their own
  * (simulator off), seed keys and budgets directly, and keep the console quiet.
  */
@@ -131,6 +146,10 @@ export interface ServerOverrides {
   readonly announce?: boolean
   /** Stream limits and timings; default the spec's (`StreamServer.specLimits`). */
   readonly streamLimits?: Partial<StreamLimits>
+  /** Where engine snapshots are kept; default files in `SPOT_DATA_DIR/snapshots` (used when `config.snapshots` is on). */
+  readonly snapshotStore?: Layer.Layer<SnapshotStore>
+  /** The event log's identity; default the `spot_log_identity` row of the database. */
+  readonly logIdentity?: Layer.Layer<LogIdentity>
 }
 
 export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => {
@@ -152,8 +171,21 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   const market = overrides.market ?? Market.layer()
   const eventStore = overrides.eventStore ?? PgEventStore.layer().pipe(Layer.provide(database))
   const ingest = Ingest.layer.pipe(Layer.provideMerge(Layer.merge(market, eventStore)))
+  // Engine snapshots (docs/storage.md): files next to the data, refused unless they belong to this log.
+  const snapshotSettings = config.snapshots ?? Snapshots.disabledSnapshotSettings
+  const snapshots = Snapshots.layer(snapshotSettings).pipe(
+    Layer.provide(
+      Layer.merge(
+        overrides.snapshotStore ??
+          (snapshotSettings.enabled ? FileSnapshotStore.layer({ directory: FileSnapshotStore.directoryIn(config.dataDir) }) : MemorySnapshotStore.layer()),
+        overrides.logIdentity ??
+          (snapshotSettings.enabled ? LogIdentityLive.layerPg.pipe(Layer.provide(database)) : LogIdentityLive.layerFixed("unused"))
+      )
+    ),
+    Layer.provideMerge(ingest)
+  )
   const services = Layer.mergeAll(
-    ingest,
+    snapshots,
     CursorSecret.layer(cursorSecretOf(config)),
     keyStore,
     overrides.rateLimiter ?? RateLimiterLive.layerConfig
@@ -168,7 +200,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   const api = ApiServer.layer({
     routes: Layer.merge(readRoutes, ingestRoutes),
     contract: Contract,
-    platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make(config.ingestKeys ?? []) } }
+    platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make(config.ingestKeys ?? []) }, keyCacheTtlMs }
   })
   const http = Layer.merge(api, stream).pipe(
     Layer.provideMerge(StreamLayer.httpServerLayer({ port: config.port, host: config.host })),

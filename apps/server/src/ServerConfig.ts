@@ -4,7 +4,7 @@
  */
 import { Config, Redacted, Schema } from "effect"
 import type { Option } from "effect"
-import { SimulatorFeed } from "@spot/application"
+import { SimulatorFeed, Snapshots } from "@spot/application"
 
 const simDefaults = SimulatorFeed.defaultSimulatorFeedOptions
 import { MemoryKeyStore } from "@spot/adapters-storage"
@@ -33,6 +33,11 @@ export interface ServerConfig {
   readonly databaseUrl?: Option.Option<Redacted.Redacted<string>>
   /** `SPOT_INGEST_KEYS`: operator keys of `POST /admin/v1/events`; none: ingest refused (401). */
   readonly ingestKeys?: ReadonlyArray<Redacted.Redacted<string>>
+  /**
+   * Engine snapshots in `${dataDir}/snapshots` (`SPOT_SNAPSHOTS`, `SPOT_SNAPSHOT_EVERY_EVENTS`,
+   * `SPOT_SNAPSHOT_MIN_INTERVAL_SECONDS`). Omitted (tests): off.
+   */
+  readonly snapshots?: Snapshots.SnapshotSettings
 }
 
 /** Comma-separated secrets; blanks ignored; absent means none. */
@@ -71,7 +76,12 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
   apiKeys: MemoryKeyStore.seedKeysConfig,
   dataDir: dataDirConfig,
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
-  ingestKeys: secretList("SPOT_INGEST_KEYS")
+  ingestKeys: secretList("SPOT_INGEST_KEYS"),
+  snapshotsOn: switchOn("SPOT_SNAPSHOTS", Snapshots.defaultSnapshotSettings.enabled),
+  snapshotEveryEvents: positiveInt("SPOT_SNAPSHOT_EVERY_EVENTS", Snapshots.defaultSnapshotSettings.everyEvents),
+  snapshotMinIntervalSeconds: Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), "SPOT_SNAPSHOT_MIN_INTERVAL_SECONDS").pipe(
+    Config.withDefault(Snapshots.defaultSnapshotSettings.minIntervalMs / 1000)
+  )
 }).pipe(
   Config.map((c) => ({
     port: c.port,
@@ -83,6 +93,7 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
     apiKeys: c.apiKeys,
     dataDir: c.dataDir,
     databaseUrl: c.databaseUrl,
-    ingestKeys: c.ingestKeys
+    ingestKeys: c.ingestKeys,
+    snapshots: { enabled: c.snapshotsOn, everyEvents: c.snapshotEveryEvents, minIntervalMs: c.snapshotMinIntervalSeconds * 1000 }
   }))
 )

@@ -78,7 +78,55 @@ const isEmptyStruct = (schema: Schema.Top): boolean => {
   return ast._tag === "Objects" && ast.propertySignatures?.length === 0 && ast.indexSignatures?.length === 0
 }
 
-const makeDecoder = <A>(schema: RequestSchema<A> | undefined, where: "query" | "params" | "body", strict: boolean) => {
+interface PlainField {
+  readonly name: string
+  readonly optional: boolean
+}
+
+/**
+ * The fields of a struct whose every field is a plain string (no check, no transformation,
+ * optional or not), else undefined. Such a struct decodes a record of strings to the same values
+ * under its declared keys, so when every declared value is a string (and, strict, no other key is
+ * there) the schema run can be skipped with the same result. Anything else still goes through
+ * the schema, which names each problem. Path parameters are always strings: the token read is hot.
+ */
+const plainStringFields = (schema: Schema.Top): ReadonlyArray<PlainField> | undefined => {
+  const ast = schema.ast as {
+    readonly _tag: string
+    readonly checks?: unknown
+    readonly encoding?: unknown
+    readonly encodingChecks?: unknown
+    readonly propertySignatures?: ReadonlyArray<{ readonly name: PropertyKey; readonly type: any }>
+    readonly indexSignatures?: ReadonlyArray<unknown>
+  }
+  if (ast._tag !== "Objects" || ast.checks !== undefined || ast.encoding !== undefined || ast.encodingChecks !== undefined) return undefined
+  if (ast.indexSignatures === undefined || ast.indexSignatures.length > 0 || ast.propertySignatures === undefined) return undefined
+  const fields: Array<PlainField> = []
+  for (const { name, type } of ast.propertySignatures) {
+    if (typeof name !== "string" || type._tag !== "String" || type.checks !== undefined || type.encoding !== undefined) return undefined
+    fields.push({ name, optional: type.context?.isOptional === true })
+  }
+  return fields
+}
+
+/** The fast path of {@link plainStringFields}: the decoded record, or undefined to run the schema. */
+const decodePlainStrings = (fields: ReadonlyArray<PlainField>, names: ReadonlySet<string>, strict: boolean, input: unknown) => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
+  const record = input as Record<string, unknown>
+  const out: Record<string, string> = {}
+  for (const field of fields) {
+    const value = record[field.name]
+    if (typeof value === "string") out[field.name] = value
+    else if (!(field.optional && value === undefined && !Object.hasOwn(record, field.name))) return undefined
+  }
+  if (strict) {
+    for (const name in record) if (!names.has(name)) return undefined
+  }
+  return out
+}
+
+/** Decodes one request part with `schema`, collecting every problem as field errors (exported for tests). */
+export const makeDecoder = <A>(schema: RequestSchema<A> | undefined, where: "query" | "params" | "body", strict: boolean) => {
   if (schema === undefined) return undefined
   if (strict && isEmptyStruct(schema as Schema.Top)) {
     // Checked by hand (no schema run, no allocation on the usual empty query: the token read is hot).
@@ -99,7 +147,13 @@ const makeDecoder = <A>(schema: RequestSchema<A> | undefined, where: "query" | "
   }
   const decode = SchemaParser.decodeUnknownExit(schema as any)
   const options = { errors: "all", onExcessProperty: strict ? "error" : "ignore" } as const
+  const plain = plainStringFields(schema as Schema.Top)
+  const names = new Set(plain?.map((field) => field.name))
   return (input: unknown, errors: Array<FieldError>): A | undefined => {
+    if (plain !== undefined) {
+      const decoded = decodePlainStrings(plain, names, strict, input)
+      if (decoded !== undefined) return decoded as A
+    }
     const exit = decode(input, options)
     if (Exit.isSuccess(exit)) return exit.value as A
     for (const reason of exit.cause.reasons) {
@@ -172,8 +226,16 @@ export const json = <A>(schema: Schema.Encoder<A, never>) => {
 }
 
 /**
- * A JSON response from an already encoded body. A string body lets Node write headers and body
- * in one syscall (a Uint8Array body costs a second write: measurably slower).
+ * A JSON response from an already encoded body. For a small body a string is best: Node writes
+ * headers and body as one string (a Uint8Array body is a second chunk of the write, measurably
+ * slower at a few hundred bytes).
  */
 export const preEncoded = (body: string, status = 200): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(body, { status, contentType: "application/json" })
+
+/**
+ * A JSON response from body bytes assembled from cached pieces (Encoding's pages): no UTF-8
+ * length scan, no encoding when written; better than a string from a few KB on.
+ */
+export const preEncodedBytes = (body: Uint8Array, status = 200): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.uint8Array(body, { status, contentType: "application/json" })

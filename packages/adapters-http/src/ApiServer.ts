@@ -31,10 +31,10 @@ export interface ApiServerOptions<E, R> {
   readonly platform?: PlatformMiddleware.PlatformOptions
 }
 
-/** The OpenAPI document, generated and encoded once. */
+/** The OpenAPI document, generated and encoded (to bytes) once. */
 export const openApiRoute = (contract: Contract, path: HttpRouter.PathInput = "/openapi.json") => {
-  const body = JSON.stringify(OpenApi.fromApi(contract))
-  return HttpRouter.route("GET", path, Effect.sync(() => ApiRoute.preEncoded(body)))
+  const body = Buffer.from(JSON.stringify(OpenApi.fromApi(contract)), "utf8")
+  return HttpRouter.route("GET", path, Effect.sync(() => ApiRoute.preEncodedBytes(body)))
 }
 
 /**

@@ -5,7 +5,8 @@
  * request refused even when a valid bearer header is present too: the key has leaked into a
  * place that is logged or cached, and accepting it would teach clients to keep doing that.
  */
-import type { Headers } from "effect/http"
+import type { RequestHeaders } from "./RequestHeaders.js"
+import { get } from "./RequestHeaders.js"
 
 /** Longest key considered; longer values are refused before hashing. */
 export const maxKeyLength = 256
@@ -48,11 +49,11 @@ export const bearerKey = (authorization: string | undefined): string | undefined
 }
 
 /** True when the request carries a key somewhere other than the Authorization header. */
-export const hasMisplacedKey = (url: string, headers: Headers.Headers): boolean => {
+export const hasMisplacedKey = (url: string, headers: RequestHeaders): boolean => {
   for (let i = 0; i < keyHeaders.length; i++) {
     if (headers[keyHeaders[i]!] !== undefined) return true
   }
-  const cookie = headers.cookie
+  const cookie = get(headers, "cookie")
   if (cookie !== undefined && (keyCookie.test(cookie) || ownKeyShape.test(cookie))) return true
   const queryStart = url.indexOf("?")
   if (queryStart >= 0) {
@@ -65,7 +66,7 @@ export const hasMisplacedKey = (url: string, headers: Headers.Headers): boolean 
 }
 
 /** The key to check, or undefined when the request must get the 401 without a lookup. */
-export const presentedKey = (url: string, headers: Headers.Headers): string | undefined => {
-  const key = bearerKey(headers.authorization)
+export const presentedKey = (url: string, headers: RequestHeaders): string | undefined => {
+  const key = bearerKey(get(headers, "authorization"))
   return key === undefined || hasMisplacedKey(url, headers) ? undefined : key
 }

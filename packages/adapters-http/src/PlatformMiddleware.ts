@@ -17,6 +17,11 @@
  * rather than the Clock service, failures caught by a wrapper built once rather than a
  * per-request `matchCauseEffect`, and an Exit from the key store handled without a continuation.
  * Together these took the middleware from about 0.50 to 0.6x of raw node:http's CPU efficiency.
+ * Then (issue 3, docs/http-platform.md): response headers added with `setHeader` (effect 4.1's
+ * `setHeaders` and `headers` options cost several µs a response), refusals built once, Node's
+ * own header record read instead of a per-request copy (RequestHeaders), and, with
+ * `keyCacheTtlMs`, a key's record reused for a short while instead of a `Redacted`, a store
+ * lookup and a continuation on every request (KeyCache).
  *
  * Every request other than the OpenAPI document needs a key, unknown paths included: there is no
  * other keyless endpoint (rule 7), and answering 404 before authenticating would let anyone map
@@ -30,6 +35,8 @@ import type { ApiKeyRecord, RateDecision } from "@spot/application"
 import * as AdminKeys from "./AdminKeys.js"
 import * as Credentials from "./Credentials.js"
 import * as ErrorResponses from "./ErrorResponses.js"
+import * as KeyCache from "./KeyCache.js"
+import * as RequestHeaders from "./RequestHeaders.js"
 import * as RequestId from "./RequestId.js"
 
 export interface PlatformOptions {
@@ -47,6 +54,15 @@ export interface PlatformOptions {
    * same 401, IP budget only. With no keys configured every such request is refused (401).
    */
   readonly admin?: { readonly pathPrefix: string; readonly keys: AdminKeys.AdminKeys }
+  /**
+   * Reuse the key store's answer for a key for this many ms (KeyCache) instead of asking the store
+   * on every request. Default 0: every request asks the store. With it, a revocation or a store
+   * outage is noticed at most this much later than the store notices it; expiry stays exact
+   * (decided per request from the record).
+   */
+  readonly keyCacheTtlMs?: number
+  /** The clock of budgets, expiry and the key cache, in Unix ms; default `Date.now` (tests pass their own). */
+  readonly now?: () => number
 }
 
 type HttpEffect = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
@@ -68,9 +84,9 @@ export const make = (options: PlatformOptions = {}) =>
     const ipLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("ip"))
     const keyLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("key"))
 
-    const clientIp = (request: HttpServerRequest.HttpServerRequest): string => {
+    const clientIp = (request: HttpServerRequest.HttpServerRequest, headers: RequestHeaders.RequestHeaders): string => {
       if (clientIpHeader !== undefined) {
-        const forwarded = request.headers[clientIpHeader]
+        const forwarded = RequestHeaders.get(headers, clientIpHeader)
         if (forwarded !== undefined && forwarded.length > 0) {
           const comma = forwarded.indexOf(",")
           return (comma < 0 ? forwarded : forwarded.slice(0, comma)).trim()
@@ -79,26 +95,32 @@ export const make = (options: PlatformOptions = {}) =>
       return request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"
     }
 
-    const refused = (status: number, body: string, requestId: string, decision: RateDecision) =>
-      Effect.succeed(
-        ErrorResponses.fromEncoded(
-          status,
-          body,
-          status === 429
-            ? {
-              "x-request-id": requestId,
-              "x-ratelimit-remaining": String(decision.remaining),
-              "retry-after": String(decision.retryAfterSeconds)
-            }
-            : status === 401
-            ? {
-              "x-request-id": requestId,
-              "x-ratelimit-remaining": String(decision.remaining),
-              "www-authenticate": "Bearer"
-            }
-            : { "x-request-id": requestId, "x-ratelimit-remaining": String(decision.remaining) }
-        )
+    // Refusals are built once; a request only adds its own id and budget (and Retry-After).
+    const unauthorized = ErrorResponses.fromEncoded(401, unauthorizedBody, { "www-authenticate": "Bearer" })
+    const unavailable = ErrorResponses.fromEncoded(503, unavailableBody)
+    const ipLimited = ErrorResponses.fromEncoded(429, ipLimitedBody)
+    const keyLimited = ErrorResponses.fromEncoded(429, keyLimitedBody)
+
+    /** The request's own headers: `setHeader` twice (`setHeaders` costs µs: ErrorResponses.addHeaders). */
+    const stamp = (response: HttpServerResponse.HttpServerResponse, requestId: string, remaining: number) =>
+      HttpServerResponse.setHeader(
+        HttpServerResponse.setHeader(response, "x-request-id", requestId),
+        "x-ratelimit-remaining",
+        String(remaining)
       )
+
+    /** 401 or 503: the request id and the budget that was spent (the IP's). */
+    const refused = (base: HttpServerResponse.HttpServerResponse, requestId: string, budget: RateDecision): HttpEffect =>
+      Effect.succeed(stamp(base, requestId, budget.remaining))
+
+    /** 429: the request id, the exhausted budget and Retry-After. */
+    const limited = (base: HttpServerResponse.HttpServerResponse, requestId: string, budget: RateDecision): HttpEffect =>
+      Effect.succeed(HttpServerResponse.setHeader(stamp(base, requestId, budget.remaining), "retry-after", String(budget.retryAfterSeconds)))
+
+    const clock = options.now ?? Date.now
+    const keyCache = options.keyCacheTtlMs !== undefined && options.keyCacheTtlMs > 0
+      ? new KeyCache.KeyCache({ ttlMs: options.keyCacheTtlMs })
+      : undefined
 
     /**
      * Turns any failure of the inner effect into the envelope response. Built once per wrapped
@@ -108,7 +130,7 @@ export const make = (options: PlatformOptions = {}) =>
       Effect.catchCause(httpEffect, (cause) => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
         const { expected, wire } = ErrorResponses.fromCause(cause)
-        const response = ErrorResponses.toResponse(wire, {})
+        const response = ErrorResponses.toResponse(wire)
         if (expected) return Effect.succeed(response)
         // The generated request id is not known here (it is stamped on the way out); the client's
         // own X-Request-ID and the URL identify the request in the log.
@@ -130,7 +152,7 @@ export const make = (options: PlatformOptions = {}) =>
         ? Effect.failCause(cause)
         : Effect.andThen(
           Effect.annotateLogs(Effect.logWarning("API key check unavailable", cause), "requestId", requestId),
-          refused(503, unavailableBody, requestId, ip)
+          refused(unavailable, requestId, ip)
         )
 
     const afterKeyCheck = (
@@ -140,45 +162,58 @@ export const make = (options: PlatformOptions = {}) =>
       ip: RateDecision,
       now: number
     ): HttpEffect => {
-      if (record === null || !ApiKey.isUsable(record, now)) return refused(401, unauthorizedBody, requestId, ip)
+      if (record === null || !ApiKey.isUsable(record, now)) return refused(unauthorized, requestId, ip)
       const budget = limiter.takeKey(record.id, now)
-      if (!budget.allowed) return refused(429, keyLimitedBody, requestId, budget)
-      const remaining = String(budget.remaining)
-      return Effect.map(httpEffect, (response) =>
-        HttpServerResponse.setHeaders(response, { "x-request-id": requestId, "x-ratelimit-remaining": remaining }))
+      if (!budget.allowed) return limited(keyLimited, requestId, budget)
+      const remaining = budget.remaining
+      return Effect.map(httpEffect, (response) => stamp(response, requestId, remaining))
+    }
+
+    /** A record the store returned, kept for the next requests with this key (not "no such key"). */
+    const remember = (digest: string | undefined, record: ApiKeyRecord | null): void => {
+      if (digest !== undefined && record !== null) keyCache!.remember(digest, record, clock())
     }
 
     return (handler: HttpEffect): HttpEffect => {
       const httpEffect = guard(handler)
       return Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-        const requestId = RequestId.fromHeader(request.headers["x-request-id"])
+        const headers = RequestHeaders.of(request)
+        const requestId = RequestId.fromHeader(RequestHeaders.get(headers, "x-request-id"))
         const url = request.url
         if ((request.method === "GET" || request.method === "HEAD") && pathOf(url) === openApiPath) {
           return Effect.map(httpEffect, (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
         }
-        const now = Date.now()
-        const ip = limiter.takeIp(clientIp(request), now)
-        if (!ip.allowed) return refused(429, ipLimitedBody, requestId, ip)
-        const key = Credentials.presentedKey(url, request.headers)
-        if (key === undefined) return refused(401, unauthorizedBody, requestId, ip)
+        const now = clock()
+        const ip = limiter.takeIp(clientIp(request, headers), now)
+        if (!ip.allowed) return limited(ipLimited, requestId, ip)
+        const key = Credentials.presentedKey(url, headers)
+        if (key === undefined) return refused(unauthorized, requestId, ip)
         if (admin !== undefined && url.startsWith(admin.pathPrefix)) {
-          if (!admin.keys.accepts(key)) return refused(401, unauthorizedBody, requestId, ip)
-          const remaining = String(ip.remaining)
-          return Effect.map(httpEffect, (response) =>
-            HttpServerResponse.setHeaders(response, { "x-request-id": requestId, "x-ratelimit-remaining": remaining }))
+          if (!admin.keys.accepts(key)) return refused(unauthorized, requestId, ip)
+          const remaining = ip.remaining
+          return Effect.map(httpEffect, (response) => stamp(response, requestId, remaining))
+        }
+        let digest: string | undefined
+        if (keyCache !== undefined) {
+          digest = KeyCache.digestOf(key)
+          const cached = keyCache.lookup(digest, now)
+          if (cached !== undefined) return afterKeyCheck(cached, httpEffect, requestId, ip, now)
         }
         const checked = keyStore.verify(Redacted.make(key))
-        // An in-memory store answers with an Exit: branch on it now instead of scheduling a
-        // continuation (a measurable share of the per-request cost).
+        // A store may answer with an Exit: branch on it now instead of scheduling a continuation.
         if (Exit.isExit(checked)) {
-          return Exit.isSuccess(checked)
-            ? afterKeyCheck(checked.value as ApiKeyRecord | null, httpEffect, requestId, ip, now)
-            : keyCheckFailed(checked.cause, requestId, ip)
+          if (Exit.isFailure(checked)) return keyCheckFailed(checked.cause, requestId, ip)
+          const record = checked.value as ApiKeyRecord | null
+          remember(digest, record)
+          return afterKeyCheck(record, httpEffect, requestId, ip, now)
         }
         return Effect.matchCauseEffect(checked, {
           onFailure: (cause) => keyCheckFailed(cause, requestId, ip),
-          onSuccess: (record) => afterKeyCheck(record, httpEffect, requestId, ip, now)
+          onSuccess: (record) => {
+            remember(digest, record)
+            return afterKeyCheck(record, httpEffect, requestId, ip, now)
+          }
         })
       })
     }

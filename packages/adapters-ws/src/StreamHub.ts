@@ -1,15 +1,18 @@
 /**
  * Fan-out of market changes to subscriptions. The market calls `onChanges` once per folded batch;
- * the hub looks each changed object up in per-channel indexes, encodes it once (token and trade
- * JSON come from the REST encoders and are cached on the object), queues a reference to those
- * bytes on every matching connection, and flushes each touched connection with one write.
- * No fiber, queue or closure per trade; nothing is encoded per subscriber.
+ * the hub looks each changed object up in per-channel indexes, queues one shared payload per
+ * changed object (and per trade form) on every matching connection, and flushes each touched
+ * connection with one write. A payload is encoded when the first connection carrying it is
+ * written (token and trade JSON come from the REST encoders and are cached on the object), so an
+ * object nobody receives is never encoded, and the first writes of a batch do not wait for every
+ * encoding of the batch. No fiber, queue or closure per trade; nothing is encoded per subscriber.
  */
 import { Schema } from "effect"
 import type { EngineChanges, PositionEntry, TokenBook, TradeRecord } from "@spot/domain"
 import { Candle, Candles, Chain, Position, Trade } from "@spot/domain"
 import type { MarketShape } from "@spot/application"
 import type { Connection, ConnectionOwner, Subscription } from "./Connection.js"
+import { Payload } from "./Framing.js"
 import type { CandlesSpec, ChainSlug, IdentityFeed, SubscriptionSpec, TradesSpec } from "./SubscribeFilters.js"
 import { inIdentityFeed, matchesFlags } from "./TradeMatch.js"
 
@@ -35,8 +38,14 @@ interface CandleToken {
   readonly chain: ChainSlug
   readonly address: string
   readonly groups: Map<string, CandleGroup>
-  /** Timestamps of this token's trades in the batch being fanned out. */
-  batchTimes: Array<number>
+  /**
+   * The time each of this token's trades in the batch being fanned out was counted at in the
+   * candles: its timestamp, or for a late trade the token's latest trade time before it (the
+   * tape counts a late trade in the latest bucket; docs/streams.md).
+   */
+  readonly batchTimes: Array<number>
+  /** The latest of those times so far: the tape's latest trade time (NaN: no trade yet). */
+  lastTime: number
 }
 
 interface CandleGroup {
@@ -72,10 +81,14 @@ export class StreamHub implements ConnectionOwner {
   private tradeSubCount = 0
   private positionSubCount = 0
   private dirty: Array<Connection> = []
+  /** The other dirty list, swapped in by each flush (no array per batch). */
+  private spare: Array<Connection> = []
   private readonly touchedCandleTokens: Array<CandleToken> = []
+  private readonly tradeForms: TradeForms
   private readonly unlisten: () => void
 
   constructor(private readonly market: MarketShape, private readonly encoders: Encoders) {
+    this.tradeForms = new TradeForms(encoders)
     this.unlisten = market.listen((changes) => this.onChanges(changes))
   }
 
@@ -122,8 +135,10 @@ export class StreamHub implements ConnectionOwner {
   flush(): void {
     const dirty = this.dirty
     if (dirty.length === 0) return
-    this.dirty = []
+    this.dirty = this.spare
     for (let i = 0; i < dirty.length; i++) dirty[i]!.flush()
+    dirty.length = 0
+    this.spare = dirty
   }
 
   private index(subscription: Subscription): void {
@@ -137,7 +152,8 @@ export class StreamHub implements ConnectionOwner {
         const byToken = this.candleSubs[spec.chain]
         let token = byToken.get(spec.token)
         if (token === undefined) {
-          token = { chain: spec.chain, address: spec.token, groups: new Map(), batchTimes: [] }
+          const lastTime = this.market.engine.token(spec.chain, spec.token)?.tape.lastTradeAt() ?? Number.NaN
+          token = { chain: spec.chain, address: spec.token, groups: new Map(), batchTimes: [], lastTime }
           byToken.set(spec.token, token)
         }
         const key = candleGroupKey(spec)
@@ -213,67 +229,59 @@ export class StreamHub implements ConnectionOwner {
     const anyCandles = this.candleSubCount > 0
     const kol = this.tradesByIdentity.kol
     const partnerscan = this.tradesByIdentity.partnerscan
+    const forms = this.tradeForms
     for (let i = 0; i < trades.length; i++) {
       const record = trades[i]!
       if (anyCandles) {
         const candleToken = this.candleSubs[record.chain].get(record.token)
         if (candleToken !== undefined) {
           if (candleToken.batchTimes.length === 0) this.touchedCandleTokens.push(candleToken)
-          candleToken.batchTimes.push(record.timestamp)
+          // a late trade is counted at the token's latest trade time (NaN: first trade)
+          const time = record.timestamp < candleToken.lastTime ? candleToken.lastTime : record.timestamp
+          candleToken.lastTime = time
+          candleToken.batchTimes.push(time)
         }
       }
       if (!anyTrades) continue
-      // The three encodings of this trade, each made at most once, only if someone receives it.
-      let full: Buffer | undefined
-      let withoutPlatforms: Buffer | undefined
+      // The trade's forms, each made at most once per batch and encoded only if someone receives it.
+      forms.reset(record)
       const byToken = this.tradesByToken[record.chain].get(record.token)
       if (byToken !== undefined) {
-        let tokenMode: Buffer | undefined
         for (const subscription of byToken) {
           if (!matchesFlags(record, (subscription.spec as TradesSpec).flags)) continue
-          if (tokenMode === undefined) {
-            if (record.flags.length === 0 && record.terminal === null) tokenMode = full ??= Buffer.from(this.encoders.tradeJson(record))
-            else tokenMode = tradeWithout(record, true)
-          }
-          subscription.connection.enqueueUpdate(subscription.prefix, tokenMode)
+          subscription.connection.enqueueUpdate(subscription.prefix, forms.tokenMode())
         }
       }
       const byWallet = this.tradesByWallet[record.chain].get(record.trader)
       if (byWallet !== undefined) {
         for (const subscription of byWallet) {
           if (!matchesFlags(record, (subscription.spec as TradesSpec).flags)) continue
-          withoutPlatforms ??= this.withoutPlatforms(record, full)
-          subscription.connection.enqueueUpdate(subscription.prefix, withoutPlatforms)
+          subscription.connection.enqueueUpdate(subscription.prefix, forms.withoutPlatforms())
         }
       }
       if (kol.size > 0 && inIdentityFeed(record, "kol")) {
         for (const subscription of kol) {
           if (!matchesFlags(record, (subscription.spec as TradesSpec).flags)) continue
-          withoutPlatforms ??= this.withoutPlatforms(record, full)
-          subscription.connection.enqueueUpdate(subscription.prefix, withoutPlatforms)
+          subscription.connection.enqueueUpdate(subscription.prefix, forms.withoutPlatforms())
         }
       }
       if (partnerscan.size > 0 && inIdentityFeed(record, "partnerscan")) {
         for (const subscription of partnerscan) {
           if (!matchesFlags(record, (subscription.spec as TradesSpec).flags)) continue
-          withoutPlatforms ??= this.withoutPlatforms(record, full)
-          subscription.connection.enqueueUpdate(subscription.prefix, withoutPlatforms)
+          subscription.connection.enqueueUpdate(subscription.prefix, forms.withoutPlatforms())
         }
       }
     }
+    forms.reset(undefined)
     if (this.touchedCandleTokens.length > 0) this.fanOutCandles()
-  }
-
-  private withoutPlatforms(record: TradeRecord, full: Buffer | undefined): Buffer {
-    if (record.terminal === null) return full ?? Buffer.from(this.encoders.tradeJson(record))
-    return tradeWithout(record, false)
   }
 
   /**
    * After a batch's trades: for each subscribed (token, timeframe, metric, denomination), the
-   * candle of every bucket the batch's trades fell in, oldest first — normally just the newest
-   * bucket, but a batch that crosses a bucket boundary also closes the previous bucket, and a
-   * subscriber must see that bucket's final state to agree with the REST read.
+   * candle of every bucket the batch's trades were counted in, oldest first — normally just the
+   * newest bucket, but a batch that crosses a bucket boundary also closes the previous bucket, and a
+   * subscriber must see that bucket's final state to agree with the REST read. A late trade is
+   * counted in the latest bucket, so it never reopens an earlier candle.
    */
   private fanOutCandles(): void {
     const engine = this.market.engine
@@ -281,23 +289,24 @@ export class StreamHub implements ConnectionOwner {
     for (let t = 0; t < touched.length; t++) {
       const candleToken = touched[t]!
       const times = candleToken.batchTimes
-      candleToken.batchTimes = []
       const token = engine.token(candleToken.chain, candleToken.address)
-      if (token === undefined) continue
-      for (const group of candleToken.groups.values()) {
-        const { timeframe, metric, denomination } = group.spec
-        const latest = token.tape.latestCandle(timeframe, metric, denomination)
-        const buckets = bucketsOf(timeframe, times)
-        for (let b = 0; b < buckets.length; b++) {
-          const bucket = buckets[b]!
-          const candle = latest !== undefined && latest.time === bucket
-            ? latest
-            : token.tape.candles({ timeframe, metric, denomination, from: bucket, to: bucket + Candles.timeframeMs[timeframe] })[0]
-          if (candle === undefined) continue
-          const data = Buffer.from(JSON.stringify(encodeCandle(candle)))
-          for (const subscription of group.subscriptions) subscription.connection.enqueueUpdate(subscription.prefix, data)
+      if (token !== undefined) {
+        for (const group of candleToken.groups.values()) {
+          const { timeframe, metric, denomination } = group.spec
+          const latest = token.tape.latestCandle(timeframe, metric, denomination)
+          const buckets = bucketsOf(timeframe, times)
+          for (let b = 0; b < buckets.length; b++) {
+            const bucket = buckets[b]!
+            const candle = latest !== undefined && latest.time === bucket
+              ? latest
+              : token.tape.candles({ timeframe, metric, denomination, from: bucket, to: bucket + Candles.timeframeMs[timeframe] })[0]
+            if (candle === undefined) continue
+            const data = new CandlePayload(candle)
+            for (const subscription of group.subscriptions) subscription.connection.enqueueUpdate(subscription.prefix, data)
+          }
         }
       }
+      times.length = 0
     }
     touched.length = 0
   }
@@ -307,7 +316,7 @@ export class StreamHub implements ConnectionOwner {
       const token = tokens[i]!
       const subscriptions = this.tokenSubs[token.chain].get(token.address)
       if (subscriptions === undefined) continue
-      const data = Buffer.from(this.encoders.tokenJson(token))
+      const data = new TokenPayload(token, this.encoders)
       for (const subscription of subscriptions) subscription.connection.enqueueUpdate(subscription.prefix, data)
     }
   }
@@ -318,30 +327,159 @@ export class StreamHub implements ConnectionOwner {
       const entry = positions[i]!
       const subscriptions = this.positionsByWallet.get(entry.wallet.address)
       if (subscriptions === undefined) continue
-      let data: Buffer | undefined
+      let data: PositionPayload | undefined
       for (const subscription of subscriptions) {
         const spec = subscription.spec
         if (spec.channel !== "spot.positions" || (spec.chains !== null && !spec.chains.includes(entry.token.chain))) continue
-        data ??= Buffer.from(JSON.stringify(encodePosition(engine.positionWire(entry))))
+        data ??= new PositionPayload(engine, entry)
         subscription.connection.enqueueUpdate(subscription.prefix, data)
       }
     }
   }
 }
 
-/** The trade object without `platforms` (and without `flags` for token mode), same field order. */
+// --- payloads ---------------------------------------------------------------------------------
+
+/** A token object: the REST JSON (cached on the token until it changes). */
+class TokenPayload extends Payload {
+  constructor(private readonly token: TokenBook, private readonly encoders: Encoders) {
+    super()
+  }
+
+  protected encode(): Buffer {
+    return Buffer.from(this.encoders.tokenJson(this.token))
+  }
+}
+
+class CandlePayload extends Payload {
+  constructor(private readonly candle: Candle) {
+    super()
+  }
+
+  protected encode(): Buffer {
+    return Buffer.from(JSON.stringify(encodeCandle(this.candle)))
+  }
+}
+
+/** A position as `/v1/positions` serves it, with the borrowed fields of encoding time (the batch's end at the latest). */
+class PositionPayload extends Payload {
+  constructor(private readonly engine: MarketShape["engine"], private readonly entry: PositionEntry) {
+    super()
+  }
+
+  protected encode(): Buffer {
+    return Buffer.from(JSON.stringify(encodePosition(this.engine.positionWire(this.entry))))
+  }
+}
+
+/** Which fields of the REST trade a `spot.trades` mode leaves out (spec "spot.trades"). */
+const enum TradeForm {
+  /** The REST trade. */
+  full,
+  /** wallet and identity modes */
+  withoutPlatforms,
+  /** token mode */
+  withoutFlagsAndPlatforms
+}
+
+/**
+ * A trade in one form. The full form is the REST JSON (`tradeJson`: encoded once, cached on the
+ * record, shared with REST reads). A form without fields is cut out of that JSON when a reader
+ * already made it (no second encoding); otherwise it is encoded alone with the schema, so the
+ * stream keeps no JSON on records REST never asked for (identity feeds hold 20,000 trades each).
+ */
+class TradePayload extends Payload {
+  constructor(private readonly record: TradeRecord, private readonly form: TradeForm, private readonly encoders: Encoders) {
+    super()
+  }
+
+  protected encode(): Buffer {
+    const record = this.record
+    if (this.form === TradeForm.full) return Buffer.from(this.encoders.tradeJson(record))
+    const dropFlags = this.form === TradeForm.withoutFlagsAndPlatforms
+    let text = record.json
+    if (text !== undefined) {
+      const trade = record.trade
+      if (dropFlags && trade.flags !== undefined) text = withoutMember(text, "flags", trade.flags)
+      if (trade.platforms !== undefined) text = withoutMember(text, "platforms", trade.platforms)
+      if (text !== undefined) return Buffer.from(text)
+    }
+    return tradeWithout(record, dropFlags)
+  }
+}
+
+/**
+ * The payloads of the trade being fanned out, by form, made on first use; forms with the same
+ * bytes share one payload (no flags: token mode is the wallet form; no terminal: the wallet form
+ * is the REST trade). One instance, reset per trade: no object per trade nobody receives.
+ */
+class TradeForms {
+  private record: TradeRecord | undefined = undefined
+  private full: TradePayload | undefined = undefined
+  private noPlatforms: TradePayload | undefined = undefined
+  private noFlags: TradePayload | undefined = undefined
+
+  constructor(private readonly encoders: Encoders) {}
+
+  reset(record: TradeRecord | undefined): void {
+    this.record = record
+    this.full = undefined
+    this.noPlatforms = undefined
+    this.noFlags = undefined
+  }
+
+  withoutPlatforms(): TradePayload {
+    if (this.noPlatforms === undefined) {
+      const record = this.record!
+      this.noPlatforms = record.terminal === null
+        ? (this.full ??= new TradePayload(record, TradeForm.full, this.encoders))
+        : new TradePayload(record, TradeForm.withoutPlatforms, this.encoders)
+    }
+    return this.noPlatforms
+  }
+
+  tokenMode(): TradePayload {
+    if (this.noFlags === undefined) {
+      const record = this.record!
+      this.noFlags = record.flags.length === 0 ? this.withoutPlatforms() : new TradePayload(record, TradeForm.withoutFlagsAndPlatforms, this.encoders)
+    }
+    return this.noFlags
+  }
+}
+
+/**
+ * `json` without its member `"name":value`, where `value` is the member's JSON as the encoder
+ * wrote it; undefined when that exact text is not there (the caller then encodes the form itself).
+ * The first match is the trade's own member: a JSON string cannot hold an unescaped quote, and
+ * no object nested before `flags`/`platforms` in a trade has such a member.
+ */
+const withoutMember = (json: string | undefined, name: string, value: unknown): string | undefined => {
+  if (json === undefined) return undefined
+  const member = `,"${name}":${JSON.stringify(value)}`
+  const at = json.indexOf(member)
+  return at < 0 ? undefined : json.slice(0, at) + json.slice(at + member.length)
+}
+
+/** The trade object without `platforms` (and without `flags` for token mode), same field order, encoded with its schema. */
 const tradeWithout = (record: TradeRecord, dropFlags: boolean): Buffer => {
   const { flags, platforms: _platforms, ...rest } = record.trade
   const wire = dropFlags || flags === undefined ? rest : { ...rest, flags }
   return Buffer.from(JSON.stringify(encodeTrade(wire as Trade)))
 }
 
-/** Distinct bucket open times of `times`, ascending (usually one). */
-const bucketsOf = (timeframe: Candles.Timeframe, times: ReadonlyArray<number>): Array<number> => {
-  const out: Array<number> = []
+/** Reused by every `bucketsOf` call (read before the next one). */
+const bucketScratch: Array<number> = []
+
+/**
+ * Distinct bucket open times of `times` (non-decreasing: each is its trade's counted time),
+ * ascending; usually one.
+ */
+const bucketsOf = (timeframe: Candles.Timeframe, times: ReadonlyArray<number>): ReadonlyArray<number> => {
+  const out = bucketScratch
+  out.length = 0
   for (let i = 0; i < times.length; i++) {
     const bucket = Candles.bucketStart(timeframe, times[i]!)
-    if (!out.includes(bucket)) out.push(bucket)
+    if (out.length === 0 || out[out.length - 1] !== bucket) out.push(bucket)
   }
-  return out.length > 1 ? out.sort((a, b) => a - b) : out
+  return out
 }

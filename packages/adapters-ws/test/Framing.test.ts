@@ -62,5 +62,6 @@ describe("Framing", () => {
       ),
       { numRuns: 60 }
     )
-  })
+    // CPU-bound (strings of up to 70,000 graphemes): room for a shared, busy machine
+  }, 30_000)
 })

@@ -6,20 +6,33 @@
  * events only, in order. Sending a batch twice changes nothing the second time: the log refuses
  * ids it already holds. See docs/ingest.md and docs/storage.md.
  *
- * One batch at a time (a one-permit semaphore): the log's order must be the order the market
- * folded, or a replay would rebuild a different state. The use case remembers the last seq it
- * folded; after a failed append (which may have committed anyway: a connection lost during COMMIT
- * is ambiguous) it first folds whatever the log holds past that seq, so a retried batch is then
- * seen as duplicates and nothing is lost or doubled.
+ * A pipeline of three ordered steps, so that concurrent batches overlap the database's work with
+ * the market's: batch N+1 is appended while batch N is folded.
+ *
+ * 1. Admission (a one-permit semaphore, first come first served): the batch is validated against
+ *    the market plus the tokens launched by batches admitted before it and not folded yet, and
+ *    takes its place in the order.
+ * 2. Append, in admission order: a batch's append starts once the previous one has committed, so
+ *    the log's order is the admission order. When an append fails, every batch admitted after it
+ *    fails too without being appended (their validation counted on it).
+ * 3. Fold, in admission order, once the previous batch is folded: the log's order is the order the
+ *    market folded, or a replay would rebuild a different state.
+ *
+ * An admitted batch always goes through steps 2 and 3 (they are uninterruptible: the next batch
+ * waits on them). The use case remembers the last seq it folded; after a failed append (which may
+ * have committed anyway: a connection lost during COMMIT is ambiguous) the next admission first
+ * waits for the batches in flight, then folds whatever the log holds past that seq, so a retried
+ * batch is then seen as duplicates and nothing is lost or doubled.
  */
-import { Context, Duration, Effect, Exit, Layer, Schedule, SchemaIssue, SchemaParser, Semaphore, Stream } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Layer, Schedule, SchemaIssue, SchemaParser, Semaphore, Stream } from "effect"
 import type { MarketEvent } from "@spot/domain"
 import { Chain, Events } from "@spot/domain"
 import type { FieldIssue } from "./errors.js"
 import { Unavailable, ValidationFailed } from "./errors.js"
 import { Market } from "./Market.js"
 import { EventStore } from "./ports/EventStore.js"
-import type { StoreUnavailable } from "./ports/EventStore.js"
+import { StoreUnavailable } from "./ports/EventStore.js"
+import type { AppendResult } from "./ports/EventStore.js"
 
 /** Largest batch one request may carry (keeps one transaction and one fold step bounded). */
 export const maxBatchSize = 10_000
@@ -35,8 +48,15 @@ export interface IngestResult {
 }
 
 export interface IngestShape {
-  /** Validates, stores and folds a batch of raw (JSON-decoded) events; all or nothing. */
-  readonly ingest: (batch: ReadonlyArray<unknown>) => Effect.Effect<IngestResult, ValidationFailed | Unavailable>
+  /**
+   * Validates, stores and folds a batch of raw (JSON-decoded) events; all or nothing. `texts[i]`,
+   * when given, is the JSON text `batch[i]` was parsed from (an NDJSON line): it is stored as is
+   * when it holds nothing but the event's fields, saving the re-encoding.
+   */
+  readonly ingest: (
+    batch: ReadonlyArray<unknown>,
+    texts?: ReadonlyArray<string>
+  ) => Effect.Effect<IngestResult, ValidationFailed | Unavailable>
   /**
    * Stores and folds events the service produced itself (the simulator): no validation (they
    * come from the same engine's model), same store, same order, same fold.
@@ -47,8 +67,17 @@ export interface IngestShape {
    * start-up this is the replay that rebuilds the market from the log.
    */
   readonly catchUp: Effect.Effect<number, StoreUnavailable>
-  /** The seq of the last logged event folded into the market (0: none). */
+  /**
+   * The seq of the last logged event folded into the market (0: none). The market changes only
+   * together with it, in one synchronous step, so between two steps the market is exactly
+   * `fold(log[1..foldedSeq()])` (engine snapshots rely on it).
+   */
   readonly foldedSeq: () => number
+  /**
+   * The market already holds `fold(log[1..seq])` (restored from a snapshot): catching up starts
+   * after `seq`. Only before anything was folded.
+   */
+  readonly resumeAt: (seq: number) => Effect.Effect<void>
 }
 
 export class Ingest extends Context.Service<Ingest, IngestShape>()("@spot/application/Ingest") {}
@@ -79,52 +108,108 @@ const tokenKeyOf = (event: MarketEvent): string | undefined => {
   return subject === undefined ? undefined : `${subject.chain}:${Chain.canonicalAddress(subject.chain, subject.token)}`
 }
 
+/** The key of the token a launch creates. */
+const launchKeyOf = (event: MarketEvent): string | undefined =>
+  event.type === "tokenLaunched" ? `${event.chain}:${Chain.canonicalAddress(event.chain, event.token)}` : undefined
+
 /**
- * Decodes and checks a batch against the market as it is plus the batch's own earlier events.
+ * Decodes and checks a batch against the market as it is plus the batch's own earlier events
+ * (and `launchedEarlier`: tokens launched by batches accepted before it, not folded yet).
  * Returns the decoded events, or every problem found (each on its `events[i].field`).
+ *
+ * Each event goes through the hand-written decoder for the plain wire form first, and through the
+ * schema when that one declines (the schema then accepts what the fast path left to it, or says
+ * what is wrong, with paths): `decodeMarketEventFast` accepts a subset of what the schema accepts
+ * and gives the same value (property-tested), so the result is the schema's.
+ *
+ * With `texts` (the JSON text of each raw event), `bodies[i]` is `texts[i]` when that text can be
+ * stored as is (decoded on the fast path, nothing but the event's fields), else undefined.
  */
 export const validateBatch = (
   market: Market["Service"],
-  batch: ReadonlyArray<unknown>
-): { readonly events: Array<MarketEvent> } | { readonly issues: Array<FieldIssue> } => {
+  batch: ReadonlyArray<unknown>,
+  launchedEarlier: ReadonlyMap<string, unknown> = new Map(),
+  texts?: ReadonlyArray<string>
+):
+  | { readonly events: Array<MarketEvent>; readonly bodies: Array<string | undefined> | undefined }
+  | { readonly issues: Array<FieldIssue> } =>
+{
   const issues: Array<FieldIssue> = []
   const events: Array<MarketEvent> = []
+  const bodies: Array<string | undefined> | undefined = texts === undefined ? undefined : []
   const launchedInBatch = new Set<string>()
   for (let i = 0; i < batch.length; i++) {
     const raw = batch[i]
-    const decoded = decodeEvent(raw, decodeOptions)
-    if (Exit.isFailure(decoded)) {
-      const id = idOf(raw)
-      for (const reason of decoded.cause.reasons) {
-        if (reason._tag !== "Fail") continue
-        for (const entry of formatIssue(reason.error).issues) {
-          issues.push({ field: fieldOf(i, entry.path ?? []), message: withId(id, entry.message === "Missing key" ? "is required" : entry.message) })
+    const fast = Events.decodeMarketEventFast(raw)
+    let event: MarketEvent
+    if (fast !== undefined) event = fast
+    else {
+      const decoded = decodeEvent(raw, decodeOptions)
+      if (Exit.isFailure(decoded)) {
+        const id = idOf(raw)
+        for (const reason of decoded.cause.reasons) {
+          if (reason._tag !== "Fail") continue
+          for (const entry of formatIssue(reason.error).issues) {
+            issues.push({ field: fieldOf(i, entry.path ?? []), message: withId(id, entry.message === "Missing key" ? "is required" : entry.message) })
+          }
         }
+        continue
       }
-      continue
+      event = decoded.value
     }
-    const event = decoded.value
-    if (event.type === "tokenLaunched") launchedInBatch.add(`${event.chain}:${Chain.canonicalAddress(event.chain, event.token)}`)
+    const launched = launchKeyOf(event)
+    if (launched !== undefined) launchedInBatch.add(launched)
     const rejection = market.engine.check(event)
     if (rejection !== undefined) {
       const key = tokenKeyOf(event)
-      if (key === undefined || !launchedInBatch.has(key)) {
+      if (key === undefined || !(launchedInBatch.has(key) || launchedEarlier.has(key))) {
         issues.push({ field: `events[${i}]`, message: withId(event.id, rejection) })
         continue
       }
     }
     events.push(event)
+    if (bodies !== undefined) {
+      bodies.push(fast !== undefined && texts![i] !== undefined && Events.carriesOnlyEventFields(raw as object, event) ? texts![i] : undefined)
+    }
   }
-  return issues.length > 0 ? { issues } : { events }
+  return issues.length > 0 ? { issues } : { events, bodies }
+}
+
+/** A batch that passed admission: its events, and the texts to store for some of them. */
+interface Admitted {
+  readonly events: ReadonlyArray<MarketEvent>
+  readonly bodies: ReadonlyArray<string | undefined> | undefined
+}
+
+/** A batch's place in the pipeline: the previous batch's steps it waits on, and its own. */
+interface Ticket {
+  readonly previousStored: Deferred.Deferred<boolean>
+  readonly previousFolded: Deferred.Deferred<void>
+  /** Completed with true once the batch's append committed, false when it failed or was skipped. */
+  readonly stored: Deferred.Deferred<boolean>
+  /** Completed once the batch is folded (or has nothing to fold), always after `previousFolded`. */
+  readonly folded: Deferred.Deferred<void>
+  readonly launches: ReadonlyArray<string>
+}
+
+const settled = <A>(value: A): Deferred.Deferred<A> => {
+  const deferred = Deferred.makeUnsafe<A>()
+  Deferred.doneUnsafe(deferred, Exit.succeed(value))
+  return deferred
 }
 
 export const make = Effect.gen(function*() {
   const market = yield* Market
   const store = yield* EventStore
-  const oneBatchAtATime = yield* Semaphore.make(1)
+  const admission = yield* Semaphore.make(1)
   let foldedSeq = 0
   /** Set when an append failed: the log may hold events past `foldedSeq` the market lacks. */
   let mayBeBehind = true
+  /** The last admitted batch's steps: the next admitted batch waits on them. */
+  let lastStored = settled(true)
+  let lastFolded = settled<void>(undefined)
+  /** Tokens launched by admitted batches not folded yet (key: how many such launches). */
+  const pendingLaunches = new Map<string, number>()
 
   const catchUpNow: Effect.Effect<number, StoreUnavailable> = Effect.suspend(() => {
     let folded = 0
@@ -146,41 +231,128 @@ export const make = Effect.gen(function*() {
     )
   })
 
-  const storeThenFold = (events: ReadonlyArray<MarketEvent>): Effect.Effect<IngestResult, StoreUnavailable> =>
+  /**
+   * Under the admission permit, with no batch in flight: folds whatever the log holds that the
+   * market lacks; the next batch then starts a fresh chain (the failed one it follows is settled).
+   */
+  const catchUpQuiet: Effect.Effect<number, StoreUnavailable> = Effect.andThen(
+    Effect.suspend(() => Deferred.await(lastFolded)),
+    Effect.tap(catchUpNow, () =>
+      Effect.sync(() => {
+        lastStored = settled(true)
+      }))
+  )
+
+  /**
+   * Under the admission permit, before validating: when an append may have failed, wait until the
+   * batches in flight are done, then catch up with the log.
+   */
+  const syncWithLog: Effect.Effect<void, StoreUnavailable> = Effect.suspend(() => (mayBeBehind ? Effect.asVoid(catchUpQuiet) : Effect.void))
+
+  /** Under the admission permit: gives a validated batch its place in the order. */
+  const admit = (events: ReadonlyArray<MarketEvent>): Ticket => {
+    const launches: Array<string> = []
+    for (const event of events) {
+      const key = launchKeyOf(event)
+      if (key === undefined) continue
+      launches.push(key)
+      pendingLaunches.set(key, (pendingLaunches.get(key) ?? 0) + 1)
+    }
+    const ticket: Ticket = {
+      previousStored: lastStored,
+      previousFolded: lastFolded,
+      stored: Deferred.makeUnsafe<boolean>(),
+      folded: Deferred.makeUnsafe<void>(),
+      launches
+    }
+    lastStored = ticket.stored
+    lastFolded = ticket.folded
+    return ticket
+  }
+
+  const release = (ticket: Ticket): void => {
+    for (const key of ticket.launches) {
+      const count = pendingLaunches.get(key)! - 1
+      if (count === 0) pendingLaunches.delete(key)
+      else pendingLaunches.set(key, count)
+    }
+  }
+
+  const skipped = () => new StoreUnavailable({ message: "an earlier batch could not be stored; nothing of this one was" })
+
+  /** Steps 2 and 3 for an admitted batch; runs uninterruptibly to the end whatever happens. */
+  const storeThenFold = (ticket: Ticket, batch: Admitted): Effect.Effect<IngestResult, StoreUnavailable> =>
     Effect.gen(function*() {
-      if (mayBeBehind) yield* catchUpNow
-      const result = yield* Effect.tapError(store.append(events), () =>
-        Effect.sync(() => {
-          mayBeBehind = true
-        }))
+      const previousStored = yield* Deferred.await(ticket.previousStored)
+      const appended: Exit.Exit<AppendResult, StoreUnavailable> = previousStored
+        ? yield* Effect.exit(store.append(batch.events, batch.bodies))
+        : Exit.fail(skipped())
+      if (Exit.isFailure(appended)) mayBeBehind = true
+      Deferred.doneUnsafe(ticket.stored, Exit.succeed(Exit.isSuccess(appended)))
+      // Let the next batch send its append before this one folds: the database then works on it
+      // while the market folds this one.
+      yield* Effect.yieldNow
+      yield* Deferred.await(ticket.previousFolded)
+      const result = yield* appended
       if (result.accepted.length > 0) {
         market.apply(result.accepted)
         foldedSeq = result.lastSeq
       }
       return { accepted: result.accepted.length, duplicates: result.duplicates }
-    })
+    }).pipe(
+      // Whatever happened (a defect included), the next batch must not wait forever. `folded`
+      // completes after `previousFolded` (awaited above on every path but a defect before it).
+      Effect.onExit(() =>
+        Effect.andThen(
+          Deferred.await(ticket.previousFolded),
+          Effect.sync(() => {
+            release(ticket)
+            Deferred.doneUnsafe(ticket.stored, Exit.succeed(false))
+            Deferred.doneUnsafe(ticket.folded, Exit.void)
+          })
+        )
+      ),
+      Effect.uninterruptible
+    )
+
+  /**
+   * Admits a batch (`check` validates it under the permit, or refuses it), then appends and folds
+   * it. Uninterruptible from end to end, waiting for admission included: an admitted batch must
+   * reach its fold, and waits here are bounded by the store's timeouts.
+   */
+  const submit = <E>(check: Effect.Effect<Admitted, E>): Effect.Effect<IngestResult, E | StoreUnavailable> =>
+    Effect.uninterruptible(
+      Effect.flatMap(
+        admission.withPermit(Effect.flatMap(Effect.andThen(syncWithLog, check), (batch) => Effect.sync(() => ({ batch, ticket: admit(batch.events) })))),
+        ({ batch, ticket }) => storeThenFold(ticket, batch)
+      )
+    )
 
   const storeUnavailable = () => new Unavailable({ message: "The event store is unavailable; nothing of this batch was applied." })
 
-  const ingest = (batch: ReadonlyArray<unknown>): Effect.Effect<IngestResult, ValidationFailed | Unavailable> =>
-    oneBatchAtATime.withPermit(
-      Effect.gen(function*() {
-        if (batch.length > maxBatchSize) {
-          return yield* new ValidationFailed({ issues: [{ field: "events", message: `at most ${maxBatchSize} events per request; split the batch` }] })
-        }
-        // Validate against the market as the log has it (after an outage, that needs the catch-up).
-        if (mayBeBehind) yield* Effect.mapError(catchUpNow, storeUnavailable)
-        const validated = validateBatch(market, batch)
-        if ("issues" in validated) return yield* new ValidationFailed({ issues: validated.issues })
-        return yield* Effect.mapError(storeThenFold(validated.events), storeUnavailable)
-      })
-    )
+  const ingest = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray<string>): Effect.Effect<IngestResult, ValidationFailed | Unavailable> => {
+    if (batch.length > maxBatchSize) {
+      return Effect.fail(new ValidationFailed({ issues: [{ field: "events", message: `at most ${maxBatchSize} events per request; split the batch` }] }))
+    }
+    // Validated against the market as the log has it plus the batches ahead of it in the pipeline.
+    const check = Effect.suspend(() => {
+      const validated = validateBatch(market, batch, pendingLaunches, texts)
+      return "issues" in validated ? Effect.fail(new ValidationFailed({ issues: validated.issues })) : Effect.succeed<Admitted>(validated)
+    })
+    return Effect.mapError(submit(check), (error) => (error instanceof StoreUnavailable ? storeUnavailable() : error))
+  }
 
   return Ingest.of({
     ingest,
-    publishTrusted: (events) => oneBatchAtATime.withPermit(storeThenFold(events)),
-    catchUp: oneBatchAtATime.withPermit(catchUpNow),
-    foldedSeq: () => foldedSeq
+    publishTrusted: (events) => submit(Effect.succeed<Admitted>({ events, bodies: undefined })),
+    catchUp: Effect.uninterruptible(admission.withPermit(catchUpQuiet)),
+    foldedSeq: () => foldedSeq,
+    resumeAt: (seq) =>
+      Effect.sync(() => {
+        if (foldedSeq !== 0) throw new Error(`resumeAt(${seq}) after folding up to seq ${foldedSeq}`)
+        foldedSeq = seq
+        mayBeBehind = true
+      })
   })
 })
 

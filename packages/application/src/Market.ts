@@ -4,7 +4,7 @@
  * and readers see the state between batches.
  */
 import { Context, Layer } from "effect"
-import type { EngineChanges, EngineOptions, MarketEvent } from "@spot/domain"
+import type { EngineChanges, EngineOptions, MarketEvent, PositionEntry, TokenBook } from "@spot/domain"
 import { MarketEngine } from "@spot/domain"
 
 export interface IngestOutcome {
@@ -17,7 +17,10 @@ export type ChangeListener = (changes: EngineChanges) => void
 
 export interface MarketShape {
   readonly engine: MarketEngine
-  /** Folds a batch in order, then tells every listener what changed (once per batch). */
+  /**
+   * Folds a batch in order, then tells every listener what changed (once per batch; a big batch's
+   * trades also slice by slice, {@link publishEvery}).
+   */
   readonly apply: (events: ReadonlyArray<MarketEvent>) => IngestOutcome
   /** Moves the clock (trailing windows roll), then tells listeners what changed. */
   readonly advanceTo: (now: number) => void
@@ -27,25 +30,56 @@ export interface MarketShape {
 
 export class Market extends Context.Service<Market, MarketShape>()("@spot/application/Market") {}
 
+/**
+ * In a batch longer than this many events, listeners (the stream) hear of each slice's new trades
+ * as soon as the slice is folded, so the first trades of a big batch (an ingest request of
+ * thousands of events, a feed catching up after a stall) do not wait for the whole batch's fold.
+ * Changed tokens and positions are still told once, with the batch's last slice: a token changing
+ * in every slice is encoded and pushed once per batch, as before. A slice ends only where the
+ * next event's timestamp is later (events of one millisecond stay together).
+ */
+export const publishEvery = 128
+
 export const makeMarket = (options?: EngineOptions): MarketShape => {
   const engine = new MarketEngine(options)
   const listeners = new Set<ChangeListener>()
-  const publish = () => {
-    const changes = engine.drainChanges()
+  const tell = (changes: EngineChanges) => {
     if (changes.tokens.length === 0 && changes.trades.length === 0 && changes.positions.length === 0) return
     for (const listener of listeners) listener(changes)
   }
+  const publish = () => tell(engine.drainChanges())
   return {
     engine,
     apply: (events) => {
       let applied = 0
       const rejected: Array<{ index: number; reason: string }> = []
+      const sliced = listeners.size > 0
+      let slice = 0
+      // tokens and positions changed by the slices told so far, in first-change order
+      let tokens: Set<TokenBook> | undefined
+      let positions: Set<PositionEntry> | undefined
       for (let i = 0; i < events.length; i++) {
-        const reason = engine.apply(events[i]!)
+        const event = events[i]!
+        const reason = engine.apply(event)
         if (reason === undefined) applied++
         else rejected.push({ index: i, reason })
+        if (sliced && ++slice >= publishEvery && i + 1 < events.length && events[i + 1]!.timestamp > event.timestamp) {
+          const changes = engine.drainChanges()
+          tokens ??= new Set()
+          positions ??= new Set()
+          for (const token of changes.tokens) tokens.add(token)
+          for (const position of changes.positions) positions.add(position)
+          tell({ tokens: [], trades: changes.trades, positions: [] })
+          slice = 0
+        }
       }
-      publish()
+      if (tokens === undefined || positions === undefined) publish()
+      else {
+        const changes = engine.drainChanges()
+        for (const token of changes.tokens) tokens.add(token)
+        for (const position of changes.positions) positions.add(position)
+        tell({ tokens: [...tokens], trades: changes.trades, positions: [...positions] })
+      }
       return { applied, rejected }
     },
     advanceTo: (now) => {

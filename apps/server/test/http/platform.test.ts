@@ -25,7 +25,8 @@ describe("read API platform", () => {
     const simulated = simulatedMarket({ minutes: 2, seed: 3 })
     const first = simulated.market.engine.allTokens().next().value!
     token = { chain: first.chain, address: first.address }
-    wallet = first.positions.keys().next().value!
+    // A trader of the token (a trade opens the trader's position in it).
+    wallet = simulated.market.engine.tokenTradePage(first.chain, first.address, null, 1).records[0]!.trader
     api = await startReadApi({ market: simulated.market })
   })
   afterAll(() => api.close())

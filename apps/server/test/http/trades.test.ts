@@ -213,6 +213,37 @@ describe("trade pages", () => {
       expectError(await api.get(`/v1/trades?identity=kol&cursor=${encodeURIComponent(tokenCursor)}`), 400, "VALIDATION_ERROR", ["cursor"], true)
     })
 
+    it("gives a trade that ends two different reads each read's own cursor, the same one every time", async () => {
+      // A kol trade that is neither among the first 100 of its token nor the token's oldest: the
+      // kol feed's page of `k` and the token's page of `index + 1` both end with it.
+      const feed = engineFeedIds("kol")
+      let found: { k: number; index: number; chain: string; token: string } | undefined
+      for (let k = 1; k <= Math.min(100, feed.length) && found === undefined; k++) {
+        const trade = (await page(`/v1/trades?identity=kol&limit=${k}`)).trades[k - 1]!
+        const ids = engineTokenTradeIds({ chain: trade.chain, address: trade.token })
+        const index = ids.indexOf(trade.id)
+        if (index >= 0 && index < 100 && index < ids.length - 1) found = { k, index, chain: trade.chain, token: trade.token }
+      }
+      expect(found).toBeDefined()
+      const { k, index, chain, token } = found!
+      const feedPath = `/v1/trades?identity=kol&limit=${k}`
+      const tokenPath = `/v1/tokens/${chain}/${token}/trades?limit=${index + 1}`
+      const feedPage = await page(feedPath)
+      const tokenPage = await page(tokenPath)
+      expect(tokenPage.trades.at(-1)!.id).toBe(feedPage.trades.at(-1)!.id)
+      expect(feedPage.nextCursor).not.toBeNull()
+      expect(tokenPage.nextCursor).not.toBeNull()
+      expect(tokenPage.nextCursor).not.toBe(feedPage.nextCursor)
+      // The same page read again: the same cursor.
+      expect((await page(feedPath)).nextCursor).toBe(feedPage.nextCursor)
+      expect((await page(tokenPath)).nextCursor).toBe(tokenPage.nextCursor)
+      // Each cursor continues its own read and is refused by the other.
+      expect((await api.get(`${feedPath}&cursor=${encodeURIComponent(feedPage.nextCursor!)}`)).status).toBe(200)
+      expect((await api.get(`${tokenPath}&cursor=${encodeURIComponent(tokenPage.nextCursor!)}`)).status).toBe(200)
+      expectError(await api.get(`${feedPath}&cursor=${encodeURIComponent(tokenPage.nextCursor!)}`), 400, "VALIDATION_ERROR", ["cursor"], true)
+      expectError(await api.get(`${tokenPath}&cursor=${encodeURIComponent(feedPage.nextCursor!)}`), 400, "VALIDATION_ERROR", ["cursor"], true)
+    })
+
     it("accepts a cursor with the chains list spelled in another order (same read)", async () => {
       const first = await page("/v1/trades?identity=kol&chains=solana,base&limit=1")
       if (first.nextCursor === null) return

@@ -10,7 +10,8 @@ import { HttpServer } from "effect/http"
 import { Market } from "@spot/application"
 import { Events, Simulator } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
-import { MemoryKeyStore } from "@spot/adapters-storage"
+import { SqlClient } from "effect/sql"
+import { MemoryKeyStore, PgDatabase } from "@spot/adapters-storage"
 import * as Server from "../../src/Server.js"
 import type { ServerConfig } from "../../src/ServerConfig.js"
 import { apiKey, cursorSecret } from "../http/support/ReadApi.js"
@@ -76,7 +77,9 @@ describe("durable ingest on the real server", () => {
   let databaseUrl: string
   const events = history()
   const firstHalf = events.slice(0, Math.floor(events.length / 2))
-  const secondHalf = events.slice(firstHalf.length)
+  // Sent as NDJSON; the rest is what the outage test sends.
+  const ndjsonPart = events.slice(firstHalf.length, Math.floor((events.length * 3) / 4))
+  const secondHalf = events.slice(firstHalf.length + ndjsonPart.length)
   let server: Running
 
   beforeAll(async () => {
@@ -114,6 +117,40 @@ describe("durable ingest on the real server", () => {
     expect(fields).toContain("events[3]")
     expect(fields.some((f: string) => f.startsWith("events[0]") || f.startsWith("events[1]"))).toBe(false) // a launch then its swap in one batch is fine
     expect(server.market.engine.stats.events).toBe(eventsBefore)
+  })
+
+  it("accepts NDJSON: a line with just its event's fields is stored as sent, others re-encoded; a line that does not parse refuses the batch", async () => {
+    expect(ndjsonPart.length).toBeGreaterThan(100)
+    // Spacing and key order of the indexer's own on odd lines; a field the service does not know on line 3.
+    const lines = ndjsonPart.map((e, i) =>
+      i % 2 === 0 ? JSON.stringify(e) : JSON.stringify(Object.fromEntries(Object.entries(e as object).reverse()), null, 1).replace(/\n/g, " "))
+    lines[3] = JSON.stringify({ ...(ndjsonPart[3] as object), note: "not in the schema" })
+    const postNdjson = async (body: string) => {
+      const response = await fetch(`${server.url}/admin/v1/events`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ingestKey}`, "content-type": "application/x-ndjson" },
+        body
+      })
+      return { status: response.status, body: (await response.json()) as any }
+    }
+    const eventsBefore = server.market.engine.stats.events
+    const broken = await postNdjson([...lines.slice(0, 5), "{\"type\":", ...lines.slice(5)].join("\n"))
+    expect(broken.status).toBe(400)
+    expect(broken.body.error.details).toEqual([{ field: "events[5]", message: "is not valid JSON" }])
+    expect(server.market.engine.stats.events).toBe(eventsBefore)
+
+    const body = lines.join("\r\n") + "\n"
+    expect(await postNdjson(body)).toEqual({ status: 200, body: { accepted: lines.length, duplicates: 0 } })
+    expect(await postNdjson(body)).toEqual({ status: 200, body: { accepted: 0, duplicates: lines.length } })
+
+    const stored = await Effect.runPromise(
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ id: string; body: string }>`SELECT id, body FROM market_events WHERE id IN ${sql.in(ndjsonPart.map((e: any) => e.id))}`
+      }).pipe(Effect.provide(PgDatabase.layerClient({ url: Redacted.make(databaseUrl) })))
+    )
+    const bodies = new Map(stored.map((row) => [row.id, row.body]))
+    ndjsonPart.forEach((e: any, i) => expect(bodies.get(e.id), `line ${i}`).toBe(i === 3 ? JSON.stringify(e) : lines[i]))
   })
 
   it("refuses customer keys and unknown keys on /admin/, and ingest keys on /v1", async () => {

@@ -88,8 +88,11 @@ describe("stream handshake", () => {
     for (const ack of acks) expect(ack.type).toBe("subscribed")
     sim.market.apply(sim.simulator.advance(sim.endTime + 20_000))
     const first = clients[0]!
-    await first.waitFor((f) => f.type === "update")
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // every update queued before a ping arrives before its pong: no waiting on the clock
+    await Promise.all(clients.map((c, i) => {
+      c.send({ action: "ping", id: `after-${i}` })
+      return c.waitFor((f) => f.id === `after-${i}`, 10_000)
+    }))
     const expected = first.updates(acks[0].subscriptionId).map((d) => `${d.chain}:${d.address}:${d.updatedAt}`)
     expect(expected.length).toBeGreaterThan(0)
     for (let i = 0; i < clients.length; i++) {

@@ -2,6 +2,13 @@
  * Response bodies. Objects that many readers share — a token, a trade — are encoded with their
  * wire schema once per change and the JSON text is cached on the object; pages are assembled
  * from those texts. Everything else is encoded per response with its schema.
+ *
+ * Pages (trades, discovery) are assembled as bytes: each shared object's JSON is also kept as a
+ * Buffer (converted once per change) and a page is one `Buffer.concat` of those and the small
+ * framing between them. Assembled as a string, a page was copied three more times per response
+ * (the join, the UTF-8 length scan for Content-Length, the UTF-8 encoding when written) and a
+ * discovery page of 200 KB allocated each copy in V8's large-object space; a Buffer body is
+ * handed to the socket as it is.
  */
 import { Schema } from "effect"
 import type { TokenBook, TradeRecord } from "@spot/domain"
@@ -25,20 +32,115 @@ export const tradeJson = (record: TradeRecord): string => {
   return record.json
 }
 
-export const tradePageJson = (page: TradeQueries.TradeRecordPage): string => {
-  let trades = ""
-  for (let i = 0; i < page.records.length; i++) trades += (i === 0 ? "" : ",") + tradeJson(page.records[i]!)
-  return `{"trades":[${trades}],"nextCursor":${JSON.stringify(page.nextCursor)},"hasMore":${page.hasMore}}`
+const tokenBytesCache = new WeakMap<TokenBook, { readonly json: string; readonly bytes: Buffer }>()
+
+/** The token's JSON as UTF-8 bytes, converted once per change of the token. */
+export const tokenBytes = (token: TokenBook): Buffer => {
+  const json = tokenJson(token)
+  const cached = tokenBytesCache.get(token)
+  if (cached !== undefined && cached.json === json) return cached.bytes
+  const bytes = Buffer.from(json, "utf8")
+  tokenBytesCache.set(token, { json, bytes })
+  return bytes
 }
 
-export const discoveryJson = (columns: ReadonlyArray<DiscoveryQueries.RankedColumn>): string => {
-  const parts: Array<string> = []
-  for (const column of columns) {
-    const rows: Array<string> = []
-    column.tokens.forEach((token, i) =>
-      rows.push(`{"chain":"${token.chain}","address":${JSON.stringify(token.address)},"rank":${i + 1},"data":${tokenJson(token)}}`)
-    )
-    parts.push(`{"column":"${column.column}","deltas":[${rows.join(",")}]}`)
+/**
+ * Encoded trades by engine `seq`. A trade never changes once recorded, but the engine's trade
+ * rings hand out a new `TradeRecord` on every read (they keep columns, not objects), so a JSON
+ * cached on the record object is lost with it: without this, every page encoded its 20 trades
+ * with the schema again (a few µs each). A seq names one trade of one engine; the entry also
+ * keeps the trade's token book (one object per token and engine), so a trade of another engine
+ * with the same seq (tests build several markets in one process) is never taken for it. Bounded:
+ * past `maxCachedTrades` the trades encoded first are dropped (hot pages are the newest trades).
+ */
+export const maxCachedTrades = 16_384
+const tradeBytesBySeq = new Map<number, { readonly token: object; readonly bytes: Buffer }>()
+
+/** The trade's JSON (REST form) as UTF-8 bytes, encoded once per trade (while cached). */
+export const tradeBytes = (record: TradeRecord): Buffer => {
+  const token = record.context.token
+  const cached = tradeBytesBySeq.get(record.seq)
+  if (cached !== undefined && cached.token === token) return cached.bytes
+  const bytes = Buffer.from(tradeJson(record), "utf8")
+  if (cached === undefined && tradeBytesBySeq.size >= maxCachedTrades) {
+    // Map iteration follows insertion order: the first keys were encoded first.
+    let excess = tradeBytesBySeq.size - maxCachedTrades + 1
+    for (const seq of tradeBytesBySeq.keys()) {
+      if (excess-- <= 0) break
+      tradeBytesBySeq.delete(seq)
+    }
   }
-  return `{"columns":[${parts.join(",")}]}`
+  tradeBytesBySeq.set(record.seq, { token, bytes })
+  return bytes
+}
+
+/** Cached encoded trades (for tests of the bound). */
+export const cachedTradeCount = (): number => tradeBytesBySeq.size
+
+/**
+ * A body assembled from cached byte pieces and the text between them (framing, ranks, cursors):
+ * one allocation of the exact size at the end, each piece copied into it once.
+ */
+class BodyBytes {
+  private readonly parts: Array<string | Uint8Array> = []
+  private length = 0
+  private pending = ""
+
+  text(text: string): this {
+    this.pending += text
+    return this
+  }
+
+  bytes(bytes: Uint8Array): this {
+    this.flush()
+    this.parts.push(bytes)
+    this.length += bytes.length
+    return this
+  }
+
+  done(): Uint8Array {
+    this.flush()
+    const out = Buffer.allocUnsafe(this.length)
+    let offset = 0
+    for (const part of this.parts) {
+      if (typeof part === "string") {
+        offset += out.write(part, offset, "utf8")
+      } else {
+        out.set(part, offset)
+        offset += part.length
+      }
+    }
+    return out
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return
+    this.parts.push(this.pending)
+    this.length += Buffer.byteLength(this.pending, "utf8")
+    this.pending = ""
+  }
+}
+
+/** `{"trades":[...],"nextCursor":...,"hasMore":...}` */
+export const tradePageBytes = (page: TradeQueries.TradeRecordPage): Uint8Array => {
+  const body = new BodyBytes().text(`{"trades":[`)
+  for (let i = 0; i < page.records.length; i++) {
+    if (i > 0) body.text(",")
+    body.bytes(tradeBytes(page.records[i]!))
+  }
+  return body.text(`],"nextCursor":${JSON.stringify(page.nextCursor)},"hasMore":${page.hasMore}}`).done()
+}
+
+/** `{"columns":[{"column":...,"deltas":[{"chain","address","rank","data"}...]}...]}` */
+export const discoveryBytes = (columns: ReadonlyArray<DiscoveryQueries.RankedColumn>): Uint8Array => {
+  const body = new BodyBytes().text(`{"columns":[`)
+  columns.forEach((column, c) => {
+    body.text(`${c === 0 ? "" : ","}{"column":"${column.column}","deltas":[`)
+    column.tokens.forEach((token, i) => {
+      body.text(`${i === 0 ? "" : ","}{"chain":"${token.chain}","address":${JSON.stringify(token.address)},"rank":${i + 1},"data":`)
+      body.bytes(tokenBytes(token)).text("}")
+    })
+    body.text("]}")
+  })
+  return body.text("]}").done()
 }

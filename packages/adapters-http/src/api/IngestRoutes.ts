@@ -1,9 +1,13 @@
 /**
- * The administrative ingest endpoint: `POST /admin/v1/events` with a JSON array of market events
- * (docs/ingest.md). Authenticated by the platform middleware with an operator key
- * (`PlatformOptions.admin`), not a customer key. Answers `{accepted, duplicates}`; an invalid
- * event refuses the whole batch (400 VALIDATION_ERROR, one detail per problem,
- * `events[i].field`); a store that cannot commit answers 503 so the indexer retries.
+ * The administrative ingest endpoint: `POST /admin/v1/events` with a JSON array of market events,
+ * or NDJSON (one event per line, `Content-Type: application/x-ndjson`) (docs/ingest.md).
+ * Authenticated by the platform middleware with an operator key (`PlatformOptions.admin`), not a
+ * customer key. Answers `{accepted, duplicates}`; an invalid event refuses the whole batch (400
+ * VALIDATION_ERROR, one detail per problem, `events[i].field`); a store that cannot commit answers
+ * 503 so the indexer retries.
+ *
+ * NDJSON also saves the service work: a line that holds nothing but its event's fields is stored
+ * as sent, without re-encoding it.
  */
 import { Effect, type Layer } from "effect"
 import { HttpRouter } from "effect/http"
@@ -17,6 +21,42 @@ export const ingestPath = "/admin/v1/events"
 const notAnArray = ApiError.validation([{ field: "body", message: "must be a JSON array of market events" }])
 const invalidJson = ApiError.validation([{ field: "body", message: "is not valid JSON" }])
 
+/** True for `application/x-ndjson` (and its aliases `application/jsonl`, `application/ndjson`). */
+export const isNdjson = (contentType: string | undefined): boolean => {
+  if (contentType === undefined) return false
+  const type = contentType.split(";", 1)[0]!.trim().toLowerCase()
+  return type === "application/x-ndjson" || type === "application/ndjson" || type === "application/jsonl" || type === "application/x-jsonlines"
+}
+
+/**
+ * NDJSON: one JSON value per line; blank lines (a trailing newline included) are skipped, a `\r`
+ * before the newline is dropped. Returns each value with its line's text, or the lines that do
+ * not parse (as `events[i]`, counting events, not blank lines).
+ */
+export const parseNdjson = (
+  body: string
+): { readonly events: Array<unknown>; readonly texts: Array<string> } | { readonly issues: Array<{ field: string; message: string }> } => {
+  const events: Array<unknown> = []
+  const texts: Array<string> = []
+  const issues: Array<{ field: string; message: string }> = []
+  let start = 0
+  while (start < body.length) {
+    let end = body.indexOf("\n", start)
+    if (end === -1) end = body.length
+    const lineEnd = end > start && body.charCodeAt(end - 1) === 13 ? end - 1 : end
+    const line = body.slice(start, lineEnd)
+    start = end + 1
+    if (line.trim().length === 0) continue
+    try {
+      events.push(JSON.parse(line))
+      texts.push(line)
+    } catch {
+      issues.push({ field: `events[${events.length + issues.length}]`, message: "is not valid JSON" })
+    }
+  }
+  return issues.length > 0 ? { issues } : { events, texts }
+}
+
 export const routes: Layer.Layer<
   never,
   never,
@@ -27,10 +67,17 @@ export const routes: Layer.Layer<
   ApiRoute.post(ingestPath, {
     handler: ({ request }) =>
       Effect.gen(function*() {
-        const body = yield* Effect.catch(request.json, () => Effect.fail(invalidJson))
-        if (!Array.isArray(body)) return yield* Effect.fail(notAnArray)
         const ingest = yield* Ingest.Ingest
-        const result = yield* ingest.ingest(body)
+        let result: Ingest.IngestResult
+        if (isNdjson(request.headers["content-type"])) {
+          const parsed = parseNdjson(yield* Effect.catch(request.text, () => Effect.fail(invalidJson)))
+          if ("issues" in parsed) return yield* Effect.fail(ApiError.validation(parsed.issues))
+          result = yield* ingest.ingest(parsed.events, parsed.texts)
+        } else {
+          const body = yield* Effect.catch(request.json, () => Effect.fail(invalidJson))
+          if (!Array.isArray(body)) return yield* Effect.fail(notAnArray)
+          result = yield* ingest.ingest(body)
+        }
         return ApiRoute.preEncoded(JSON.stringify({ accepted: result.accepted, duplicates: result.duplicates }))
       })
   })

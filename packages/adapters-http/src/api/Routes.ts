@@ -1,6 +1,8 @@
 /**
  * The served read endpoints: each decodes its request with the contract's schemas and hands it
- * to one use case; the use case's typed errors become the envelope in ErrorResponses.
+ * to one use case; the use case's typed errors become the envelope in ErrorResponses. Tokens,
+ * trades and discovery answer with bytes assembled from per-object caches (Encoding): a token's
+ * body is encoded once per change of the token, not per request.
  */
 import { Effect, type Layer } from "effect"
 import { HttpRouter } from "effect/http"
@@ -9,7 +11,7 @@ import { DiscoveryQueries, PositionQueries, TokenQueries, TradeQueries } from "@
 import type { CursorSecret, Market, ReadError } from "@spot/application"
 import type { ApiError } from "../ApiError.js"
 import * as ApiRoute from "../ApiRoute.js"
-import { discoveryJson, encodeCandles, encodePositionsPage, tokenJson, tradePageJson } from "./Encoding.js"
+import { discoveryBytes, encodeCandles, encodePositionsPage, tokenBytes, tradePageBytes } from "./Encoding.js"
 import { IdentityTradesParams, OhlcvParams, PositionsParams, TokenParams, TokenPathParams, TokenTradesParams } from "./Params.js"
 
 /** Needs the market and the cursor secret. */
@@ -24,7 +26,7 @@ export const routes: Layer.Layer<
   ApiRoute.get("/v1/tokens/:chain/:address", {
     params: TokenPathParams,
     query: TokenParams,
-    handler: ({ params }) => Effect.map(TokenQueries.getToken(params), (token) => ApiRoute.preEncoded(tokenJson(token)))
+    handler: ({ params }) => Effect.map(TokenQueries.getToken(params), (token) => ApiRoute.preEncodedBytes(tokenBytes(token)))
   }),
   ApiRoute.get("/v1/tokens/:chain/:address/ohlcv", {
     params: TokenPathParams,
@@ -35,11 +37,11 @@ export const routes: Layer.Layer<
   ApiRoute.get("/v1/tokens/:chain/:address/trades", {
     params: TokenPathParams,
     query: TokenTradesParams,
-    handler: ({ params, query }) => Effect.map(TradeQueries.tokenTrades(params, query), (page) => ApiRoute.preEncoded(tradePageJson(page)))
+    handler: ({ params, query }) => Effect.map(TradeQueries.tokenTrades(params, query), (page) => ApiRoute.preEncodedBytes(tradePageBytes(page)))
   }),
   ApiRoute.get("/v1/trades", {
     query: IdentityTradesParams,
-    handler: ({ query }) => Effect.map(TradeQueries.identityTrades(query), (page) => ApiRoute.preEncoded(tradePageJson(page)))
+    handler: ({ query }) => Effect.map(TradeQueries.identityTrades(query), (page) => ApiRoute.preEncodedBytes(tradePageBytes(page)))
   }),
   ApiRoute.get("/v1/positions", {
     query: PositionsParams,
@@ -48,6 +50,6 @@ export const routes: Layer.Layer<
   }),
   ApiRoute.post("/v1/discovery", {
     payload: DiscoveryRequest,
-    handler: ({ payload }) => Effect.map(DiscoveryQueries.discover(payload), (columns) => ApiRoute.preEncoded(discoveryJson(columns)))
+    handler: ({ payload }) => Effect.map(DiscoveryQueries.discover(payload), (columns) => ApiRoute.preEncodedBytes(discoveryBytes(columns)))
   })
 ])

@@ -11,26 +11,47 @@ import { createServer } from "node:http"
 import { createHash } from "node:crypto"
 import { KeyStore, KeyStoreUnavailable, NotFound, UnsupportedChain, ValidationFailed } from "@spot/application"
 import type { ApiKeyRecord, RateLimits } from "@spot/application"
-import { ApiRoute, ApiServer, BearerAuth, ErrorResponses, RateLimiterLive } from "../../src/index.js"
+import { ApiRoute, ApiServer, BearerAuth, ErrorResponses, PlatformMiddleware, RateLimiterLive } from "../../src/index.js"
 
 export const validKey = "sk_live_validvalidvalidvalidvalidvalidvalidval"
 export const revokedKey = "sk_live_revokedrevokedrevokedrevokedrevokedre"
 export const expiredKey = "sk_live_expiredexpiredexpiredexpiredexpiredex"
+/** Expires at `expiringKeyExpiresAt` (a time only a test clock reaches: tests of the key cache). */
+export const expiringKey = "sk_live_expiringexpiringexpiringexpiringexpir"
+export const expiringKeyExpiresAt = 5_000_000
+
+/**
+ * What a test can do to the key store: make it fail, revoke a key by id, count the lookups.
+ */
+export interface KeyStoreState {
+  failing: boolean
+  /** Ids answered as revoked (at time 1) from now on. */
+  readonly revoked: Set<string>
+  /** `verify` calls so far. */
+  verifyCalls: number
+}
+
+export const makeKeyStoreState = (): KeyStoreState => ({ failing: false, revoked: new Set(), verifyCalls: 0 })
 
 const sha = (key: string) => createHash("sha256").update(key).digest("base64url")
 
 /** A key store over fixed records; `failing` makes every check fail as if the database were down. */
-export const makeKeyStore = (state: { failing: boolean }) => {
+export const makeKeyStore = (state: KeyStoreState) => {
   const records = new Map<string, ApiKeyRecord>([
     [sha(validKey), { id: "key_valid", name: "valid", createdAt: 0, expiresAt: null, revokedAt: null }],
     [sha(revokedKey), { id: "key_revoked", name: "revoked", createdAt: 0, expiresAt: null, revokedAt: 1 }],
-    [sha(expiredKey), { id: "key_expired", name: "expired", createdAt: 0, expiresAt: 1_000, revokedAt: null }]
+    [sha(expiredKey), { id: "key_expired", name: "expired", createdAt: 0, expiresAt: 1_000, revokedAt: null }],
+    [sha(expiringKey), { id: "key_expiring", name: "expiring", createdAt: 0, expiresAt: expiringKeyExpiresAt, revokedAt: null }]
   ])
   return Layer.succeed(KeyStore)({
     verify: (presented) =>
-      state.failing
-        ? Effect.fail(new KeyStoreUnavailable({ message: "database down" }))
-        : Effect.sync(() => records.get(sha(Redacted.value(presented))) ?? null),
+      Effect.suspend(() => {
+        state.verifyCalls++
+        if (state.failing) return Effect.fail(new KeyStoreUnavailable({ message: "database down" }))
+        const record = records.get(sha(Redacted.value(presented)))
+        if (record === undefined) return Effect.succeed(null)
+        return Effect.succeed(state.revoked.has(record.id) ? { ...record, revokedAt: 1 } : record)
+      }),
     create: () => Effect.die("not in tests"),
     list: Effect.sync(() => Array.from(records.values())),
     revoke: () => Effect.succeed(null)
@@ -102,13 +123,16 @@ export const routes = HttpRouter.addAll([
 
 export interface TestServer {
   readonly url: string
-  readonly keyStoreState: { failing: boolean }
+  readonly keyStoreState: KeyStoreState
   readonly close: () => Promise<void>
 }
 
-export const startServer = async (limits: RateLimits = { keyPerMinute: 1_000, ipPerMinute: 10_000 }): Promise<TestServer> => {
-  const keyStoreState = { failing: false }
-  const serverLayer = ApiServer.layer({ routes, contract: Contract }).pipe(
+export const startServer = async (
+  limits: RateLimits = { keyPerMinute: 1_000, ipPerMinute: 10_000 },
+  platform?: PlatformMiddleware.PlatformOptions
+): Promise<TestServer> => {
+  const keyStoreState = makeKeyStoreState()
+  const serverLayer = ApiServer.layer(platform === undefined ? { routes, contract: Contract } : { routes, contract: Contract, platform }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })),
     Layer.provide(makeKeyStore(keyStoreState)),
     Layer.provide(RateLimiterLive.layer(limits)),

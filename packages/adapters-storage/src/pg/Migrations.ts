@@ -43,9 +43,23 @@ const createApiKeys = Effect.gen(function*() {
     )`
 })
 
+const createLogIdentity = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // The event log's identity: one row, a random id made with the database. Engine snapshots
+  // record it and are refused by any other log (docs/storage.md, "Snapshots").
+  yield* sql`
+    CREATE TABLE spot_log_identity (
+      singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+      log_id text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`INSERT INTO spot_log_identity (log_id) VALUES (gen_random_uuid()::text)`
+})
+
 export const loader = Migrator.fromRecord({
   "1_create_event_log": createEventLog,
-  "2_create_api_keys": createApiKeys
+  "2_create_api_keys": createApiKeys,
+  "3_create_log_identity": createLogIdentity
 })
 
 /** Runs the migrations not yet applied; returns those it ran. */

@@ -2,15 +2,21 @@
  * `EventStore` on PostgreSQL: the append-only `market_events` log (see Migrations.ts and
  * docs/storage.md).
  *
- * Append: one transaction; rows go in through `unnest` of four arrays (four bind parameters
- * whatever the batch size, so the 65,535-parameter limit never applies), in chunks that keep a
- * statement's message a few megabytes; `ON CONFLICT (id) DO NOTHING RETURNING id, seq` tells which
- * ids were new. Replay: keyset pages (`seq > last ORDER BY seq LIMIT n`), the next page read
- * while the previous one is folded.
+ * Append: rows go in through `unnest` of four typed arrays (four bind parameters whatever the
+ * batch size, so the 65,535-parameter limit never applies), in chunks that keep a statement's
+ * message a few megabytes; one statement (atomic by itself) when the batch fits in one chunk, one
+ * transaction otherwise. The common case, no id already in the log, is a plain INSERT that returns
+ * one row (how many, the last seq): no `ON CONFLICT` check per row (about a fifth of the
+ * database's work) and no row per event to send back. When an id is already there (a retried
+ * batch) that INSERT fails on the unique constraint, nothing of it stays, and the append runs
+ * again as `INSERT ... ON CONFLICT (id) DO NOTHING RETURNING id, seq`, which tells which ids were
+ * new. Replay: keyset pages (`seq > last ORDER BY seq LIMIT n`), the next page read while the
+ * previous one is folded.
  */
-import { Duration, Effect, Layer, Option, Stream } from "effect"
+import { Duration, Effect, Layer, Option, Result, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { PgTypes } from "@effect/sql-pg"
 import { EventStore, StoreUnavailable } from "@spot/application"
 import type { AppendResult, EventStoreShape, StoredEvent } from "@spot/application"
 import { Events } from "@spot/domain"
@@ -23,8 +29,11 @@ export interface PgEventStoreOptions {
   readonly timeout?: Duration.Input
 }
 
-/** The stored text of an event: its wire JSON. */
-export const bodyOf = (event: MarketEvent): string => JSON.stringify(Events.encodeMarketEvent(event))
+/**
+ * The stored text of an event: its wire JSON, `JSON.stringify(encodeMarketEvent(event))` byte for
+ * byte (by the hand-written encoder, property-tested against the schema's).
+ */
+export const bodyOf = (event: MarketEvent): string => Events.marketEventJson(event)
 
 const decodeBody = (seq: number, body: string): MarketEvent => {
   const decoded = Events.decodeMarketEvent(JSON.parse(body))
@@ -36,6 +45,28 @@ const decodeBody = (seq: number, body: string): MarketEvent => {
 
 const unavailable = (what: string) => (cause: unknown) =>
   new StoreUnavailable({ message: `event store unavailable (${what})`, cause })
+
+const textArray = (values: ReadonlyArray<string>): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, PgTypes.OID.text))
+const float8Array = (values: ReadonlyArray<number>): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, PgTypes.OID.float8))
+
+/** True when no id repeats (the usual case: then the batch is stored as given, no copy). */
+const allDistinct = (events: ReadonlyArray<MarketEvent>, seen: Set<string>): boolean => {
+  for (const event of events) {
+    if (seen.has(event.id)) return false
+    seen.add(event.id)
+  }
+  return true
+}
+
+const chunkStarts = (count: number, size: number): Array<number> => {
+  const starts: Array<number> = []
+  for (let from = 0; from < count; from += size) starts.push(from)
+  return starts
+}
+
+/** The log's unique constraint on `id` refused a row: an id of the batch is already stored. */
+const isKnownId = (error: SqlError): boolean =>
+  error.reason._tag === "UniqueViolation" && error.reason.constraint === "market_events_id_unique"
 
 interface InsertedRow {
   readonly id: string
@@ -54,7 +85,8 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         Effect.mapError((error) => (error instanceof StoreUnavailable ? error : unavailable(what)(error)))
       )
 
-    const insertChunk = (events: ReadonlyArray<MarketEvent>, from: number, to: number) => {
+    /** The columns of `events[from, to)` as typed array parameters (no per-element type inference). */
+    const columnsOf = (events: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined, from: number, to: number) => {
       const n = to - from
       const ids = new Array<string>(n)
       const types = new Array<string>(n)
@@ -65,45 +97,102 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         ids[i] = event.id
         types[i] = event.type
         times[i] = event.timestamp
-        bodies[i] = bodyOf(event)
+        bodies[i] = given?.[from + i] ?? bodyOf(event)
       }
+      // Times travel as float8 (exact for the safe integers they are) and are cast back: no
+      // BigInt per row, as an int8[] parameter would need.
+      return { ids: textArray(ids), types: textArray(types), times: float8Array(times), bodies: textArray(bodies) }
+    }
+
+    /** No id of the chunk is in the log: inserts them all, or fails (a unique violation) inserting none. */
+    const insertNew = (events: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined, from: number, to: number) => {
+      const c = columnsOf(events, given, from, to)
+      return Effect.map(
+        sql<{ readonly n: number; readonly last: bigint | string | number | null }>`
+          WITH inserted AS (
+            INSERT INTO market_events (id, type, occurred_at, body)
+            SELECT u.id, u.type, u.occurred_at::int8, u.body
+            FROM unnest(${c.ids}::text[], ${c.types}::text[], ${c.times}::float8[], ${c.bodies}::text[]) AS u(id, type, occurred_at, body)
+            RETURNING seq
+          )
+          SELECT count(*)::int AS n, max(seq) AS last FROM inserted`,
+        (rows) => ({ inserted: rows[0]!.n, lastSeq: Number(rows[0]!.last ?? 0) })
+      )
+    }
+
+    /** Inserts the chunk's new ids; returns each inserted id's seq. */
+    const insertSkippingKnown = (events: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined, from: number, to: number) => {
+      const c = columnsOf(events, given, from, to)
       return sql<InsertedRow>`
         INSERT INTO market_events (id, type, occurred_at, body)
-        SELECT * FROM unnest(${ids}::text[], ${types}::text[], ${times}::int8[], ${bodies}::text[])
+        SELECT u.id, u.type, u.occurred_at::int8, u.body
+        FROM unnest(${c.ids}::text[], ${c.types}::text[], ${c.times}::float8[], ${c.bodies}::text[]) AS u(id, type, occurred_at, body)
         ON CONFLICT (id) DO NOTHING
         RETURNING id, seq`
     }
 
-    const append = (events: ReadonlyArray<MarketEvent>): Effect.Effect<AppendResult, StoreUnavailable> =>
+    const chunked = <A>(count: number, statement: (from: number, to: number) => Effect.Effect<A, SqlError>) =>
+      count <= rowsPerStatement
+        ? Effect.map(statement(0, count), (result) => [result])
+        : sql.withTransaction(Effect.forEach(chunkStarts(count, rowsPerStatement), (from) => statement(from, Math.min(count, from + rowsPerStatement))))
+
+    /** The common case; fails with `null` when an id is already in the log (then nothing was stored). */
+    const appendAllNew = (unique: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined): Effect.Effect<AppendResult, SqlError | null> =>
+      chunked(unique.length, (from, to) => insertNew(unique, given, from, to)).pipe(
+        Effect.map((results): AppendResult => {
+          let lastSeq = 0
+          let inserted = 0
+          for (const result of results) {
+            inserted += result.inserted
+            if (result.lastSeq > lastSeq) lastSeq = result.lastSeq
+          }
+          // The INSERT has no ON CONFLICT: it stored every row or failed.
+          if (inserted !== unique.length) throw new Error(`append: ${inserted} of ${unique.length} rows inserted`)
+          return { accepted: unique, duplicates: 0, lastSeq }
+        }),
+        Effect.catchIf(isKnownId, () => Effect.fail(null))
+      )
+
+    const appendSkippingKnown = (unique: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined): Effect.Effect<AppendResult, SqlError> =>
+      Effect.map(chunked(unique.length, (from, to) => insertSkippingKnown(unique, given, from, to)), (chunks): AppendResult => {
+        const inserted = new Map<string, number>()
+        for (const rows of chunks) for (const row of rows) inserted.set(row.id, Number(row.seq))
+        const accepted: Array<MarketEvent> = []
+        let lastSeq = 0
+        for (const event of unique) {
+          const seq = inserted.get(event.id)
+          if (seq === undefined) continue
+          accepted.push(event)
+          if (seq > lastSeq) lastSeq = seq
+        }
+        return { accepted, duplicates: 0, lastSeq }
+      })
+
+    const append = (events: ReadonlyArray<MarketEvent>, bodies?: ReadonlyArray<string | undefined>): Effect.Effect<AppendResult, StoreUnavailable> =>
       Effect.suspend(() => {
         // Repeats inside the batch count as duplicates; the first occurrence is the one stored.
         const seen = new Set<string>()
-        const unique: Array<MarketEvent> = []
-        for (const event of events) {
-          if (seen.has(event.id)) continue
-          seen.add(event.id)
-          unique.push(event)
+        let unique: Array<MarketEvent> | ReadonlyArray<MarketEvent> = events
+        let given = bodies
+        if (!allDistinct(events, seen)) {
+          seen.clear()
+          const kept: Array<MarketEvent> = []
+          const keptBodies: Array<string | undefined> = []
+          for (let i = 0; i < events.length; i++) {
+            const event = events[i]!
+            if (seen.has(event.id)) continue
+            seen.add(event.id)
+            kept.push(event)
+            keptBodies.push(bodies?.[i])
+          }
+          unique = kept
+          given = bodies === undefined ? undefined : keptBodies
         }
         if (unique.length === 0) return Effect.succeed<AppendResult>({ accepted: [], duplicates: events.length, lastSeq: 0 })
-        const write = Effect.gen(function*() {
-          const inserted = new Map<string, number>()
-          for (let from = 0; from < unique.length; from += rowsPerStatement) {
-            const rows = yield* insertChunk(unique, from, Math.min(unique.length, from + rowsPerStatement))
-            for (const row of rows) inserted.set(row.id, Number(row.seq))
-          }
-          return inserted
-        })
-        return Effect.map(bounded("append", sql.withTransaction(write)), (inserted): AppendResult => {
-          const accepted: Array<MarketEvent> = []
-          let lastSeq = 0
-          for (const event of unique) {
-            const seq = inserted.get(event.id)
-            if (seq === undefined) continue
-            accepted.push(event)
-            if (seq > lastSeq) lastSeq = seq
-          }
-          return { accepted, duplicates: events.length - accepted.length, lastSeq }
-        })
+        const write = appendAllNew(unique, given).pipe(
+          Effect.catch((error) => (error === null ? appendSkippingKnown(unique, given) : Effect.fail(error)))
+        )
+        return Effect.map(bounded("append", write), (result): AppendResult => ({ ...result, duplicates: events.length - result.accepted.length }))
       })
 
     const page = (afterSeq: number, batchSize: number) =>

@@ -3,7 +3,7 @@ import { Effect, Layer, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { EventStore } from "@spot/application"
 import type { StoredEvent } from "@spot/application"
-import { Simulator } from "@spot/domain"
+import { Events, Simulator } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
 import { PgEventStore } from "@spot/adapters-storage"
 import * as TestDatabase from "./TestDatabase.js"
@@ -57,6 +57,45 @@ describe(`PgEventStore (${database.engine})`, () => {
         const result = yield* store.append(mixed)
         expect(result.accepted.map((e) => e.id)).toEqual(events.slice(100, 150).map((e) => e.id))
         expect(result.duplicates).toBe(51)
+      }))
+
+    it.effect("a known id in a later statement of a multi-statement append: nothing doubled, the new ids stored once, in batch order", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore
+        const events = simulated(3, 31).slice(0, 1_500)
+        expect(events.length).toBe(1_500)
+        // Ids 800..899 are known: the plain INSERT of the second statement (700..1399) meets them,
+        // the transaction (first statement included) rolls back, and the append runs again
+        // skipping known ids.
+        const known = yield* store.append(events.slice(800, 900))
+        const result = yield* store.append(events)
+        expect(result.accepted.map((e) => e.id)).toEqual([...events.slice(0, 800), ...events.slice(900)].map((e) => e.id))
+        expect(result.duplicates).toBe(100)
+        const replayed = yield* replayAll(store, known.lastSeq)
+        expect(replayed.map((e) => e.event.id)).toEqual(result.accepted.map((e) => e.id))
+        expect(result.lastSeq).toBe(replayed[replayed.length - 1]!.seq)
+        // And then the plain path again: a fresh batch right after.
+        const next = simulated(1, 32)
+        const appended = yield* store.append(next)
+        expect(appended).toMatchObject({ duplicates: 0 })
+        expect(appended.accepted.length).toBe(next.length)
+        const head = yield* store.head
+        expect(head?.seq).toBe(appended.lastSeq)
+      }))
+
+    it.effect("keeps a given body as it is and writes the canonical JSON for the others; both replay to the same events", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore
+        const sql = yield* SqlClient.SqlClient
+        const events = simulated(1, 41).slice(0, 30)
+        const bodies = events.map((e, i) => (i % 3 === 0 ? undefined : JSON.stringify(JSON.parse(PgEventStore.bodyOf(e)), null, 2)))
+        yield* store.append(events, bodies)
+        const rows = yield* sql<{ id: string; body: string }>`SELECT id, body FROM market_events WHERE id IN ${sql.in(events.map((e) => e.id))}`
+        const stored = new Map(rows.map((r) => [r.id, r.body]))
+        events.forEach((e, i) => expect(stored.get(e.id)).toBe(bodies[i] ?? Events.marketEventJson(e)))
+        const replayed = yield* replayAll(store)
+        const byId = new Map(replayed.map((r) => [r.event.id, r.event]))
+        for (const e of events) expect(byId.get(e.id)).toEqual(e)
       }))
 
     it.effect("an append that fails part-way stores nothing (one transaction)", () =>

@@ -41,9 +41,15 @@ export interface LogHead {
 export interface EventStoreShape {
   /**
    * Stores the events whose ids are new, all in one transaction: when this succeeds they are
-   * committed; when it fails none is.
+   * committed; when it fails none is. `bodies[i]`, when given, is the JSON text to keep for
+   * `events[i]` as it came from the indexer: it decodes to exactly that event and holds no other
+   * field (`Events.carriesOnlyEventFields`); without it the store writes the event's canonical
+   * JSON (`Events.marketEventJson`).
    */
-  readonly append: (events: ReadonlyArray<MarketEvent>) => Effect.Effect<AppendResult, StoreUnavailable>
+  readonly append: (
+    events: ReadonlyArray<MarketEvent>,
+    bodies?: ReadonlyArray<string | undefined>
+  ) => Effect.Effect<AppendResult, StoreUnavailable>
   /** The stored events with `seq > afterSeq`, in sequence order, in chunks of at most `batchSize`. */
   readonly replay: (afterSeq: number, batchSize: number) => Stream.Stream<ReadonlyArray<StoredEvent>, StoreUnavailable>
   /** The newest event's seq and timestamp, null when the log is empty. */

@@ -30,6 +30,28 @@ const afterOf = (issues: Issues, position: ReadonlyArray<string | number | null>
   return { timestamp: position[0] as number, seq: position[1] as number }
 }
 
+/**
+ * Recently made cursors, per secret: a cursor is a pure function of (secret, binding, position)
+ * and signing one costs microseconds, while a popular page (a token's newest trades) is read
+ * again and again with the same last trade until a new trade arrives. At most `maxRecentCursors`
+ * per secret; when full the memory starts over.
+ */
+const maxRecentCursors = 4_096
+const recentCursors = new WeakMap<Uint8Array, Map<string, string>>()
+
+const cursorAfter = (secret: Uint8Array, binding: string, last: TradeRecord): string => {
+  let recent = recentCursors.get(secret)
+  if (recent === undefined) recentCursors.set(secret, recent = new Map())
+  const key = `${last.timestamp}:${last.seq}:${binding}`
+  let cursor = recent.get(key)
+  if (cursor === undefined) {
+    cursor = Cursor.encodeCursor(secret, binding, TradeKeyset.tradePosition(last.timestamp, last.seq))
+    if (recent.size >= maxRecentCursors) recent.clear()
+    recent.set(key, cursor)
+  }
+  return cursor
+}
+
 const pageOf = (
   secret: Uint8Array,
   binding: string,
@@ -39,10 +61,7 @@ const pageOf = (
   return {
     records: page.records,
     hasMore: page.hasMore,
-    nextCursor:
-      page.hasMore && last !== undefined
-        ? Cursor.encodeCursor(secret, binding, TradeKeyset.tradePosition(last.timestamp, last.seq))
-        : null
+    nextCursor: page.hasMore && last !== undefined ? cursorAfter(secret, binding, last) : null
   }
 }
 

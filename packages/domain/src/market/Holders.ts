@@ -110,7 +110,7 @@ const COUNTED_MASK = SNIPER | INSIDER | BUNDLER | EVER_FRESH | PRO_TRADER | PART
 
 /** One frozen flag list per group bitmask, shared by every book: `recordTrade` allocates no array. */
 const flagListCache: Array<ReadonlyArray<WalletFlag> | undefined> = new Array(GROUP_MASK + 1)
-const flagListOf = (groupBits: number): ReadonlyArray<WalletFlag> => {
+export const flagListOf = (groupBits: number): ReadonlyArray<WalletFlag> => {
   let list = flagListCache[groupBits]
   if (list === undefined) {
     const built: Array<WalletFlag> = []

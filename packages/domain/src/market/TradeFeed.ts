@@ -274,8 +274,8 @@ const ID_DIGITS = 11
 const idPattern = /^t[0-9a-z]{22}$/
 
 /** Terminal names by code (0: none, -1: kept in `unusual`); a handful of venues, bounded. */
-const terminalNames: Array<string | null> = [null]
-const terminalCodes = new Map<string, number>()
+export const terminalNames: Array<string | null> = [null]
+export const terminalCodes = new Map<string, number>()
 const MAX_TERMINALS = 4_096
 const terminalCodeOf = (terminal: string | null): number => {
   if (terminal === null) return 0
@@ -290,8 +290,8 @@ const terminalCodeOf = (terminal: string | null): number => {
 }
 
 /** Flag lists by code; the engine interns them (one frozen list per combination), bounded. */
-const flagLists: Array<ReadonlyArray<string>> = []
-const flagCodes = new Map<ReadonlyArray<string>, number>()
+export const flagLists: Array<ReadonlyArray<string>> = []
+export const flagCodes = new Map<ReadonlyArray<string>, number>()
 const MAX_FLAG_LISTS = 65_536
 const flagCodeOf = (flags: ReadonlyArray<string>): number => {
   let code = flagCodes.get(flags)

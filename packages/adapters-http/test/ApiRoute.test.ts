@@ -1,0 +1,60 @@
+/**
+ * ApiRoute's decoders skip the schema run for structs of plain strings when the input is already
+ * what the schema would give back; they must answer exactly as the schema does, success or not.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Exit, Schema, SchemaIssue, SchemaParser } from "effect"
+import fc from "fast-check"
+import type { FieldError } from "@spot/domain"
+import * as ApiRoute from "../src/ApiRoute.js"
+import { IdentityTradesParams, TokenPathParams, TokenTradesParams } from "../src/api/Params.js"
+
+/** The schema alone, with the options ApiRoute uses. */
+const bySchema = (schema: Schema.Decoder<unknown, never>, where: "query" | "params", strict: boolean) => {
+  const decode = SchemaParser.decodeUnknownExit(schema as any)
+  return (input: unknown): { value?: unknown; errors: Array<FieldError> } => {
+    const exit = decode(input, { errors: "all", onExcessProperty: strict ? "error" : "ignore" })
+    if (Exit.isSuccess(exit)) return { value: exit.value, errors: [] }
+    const errors: Array<FieldError> = []
+    for (const reason of exit.cause.reasons) {
+      if (reason._tag === "Fail") errors.push(...ApiRoute.fieldErrors(reason.error as SchemaIssue.Issue, where))
+    }
+    return { errors }
+  }
+}
+
+const byRoute = (schema: Schema.Decoder<unknown, never>, where: "query" | "params", strict: boolean) => {
+  const decode = ApiRoute.makeDecoder(schema, where, strict)!
+  return (input: unknown): { value?: unknown; errors: Array<FieldError> } => {
+    const errors: Array<FieldError> = []
+    const value = decode(input, errors)
+    return value === undefined ? { errors } : { value, errors }
+  }
+}
+
+const value = fc.oneof(fc.string({ maxLength: 6 }), fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }), fc.integer(), fc.constant(undefined))
+const input = fc.oneof(
+  fc.dictionary(fc.constantFrom("chain", "address", "limit", "cursor", "identity", "chains", "extra", "toString"), value, { maxKeys: 6 }),
+  fc.constantFrom(null, "text", 7, ["chain"])
+)
+
+describe("ApiRoute decoders", () => {
+  for (const [name, schema, where, strict] of [
+    ["path params (not strict)", TokenPathParams, "params", false],
+    ["optional query fields (strict)", TokenTradesParams, "query", true],
+    ["required and optional query fields (strict)", IdentityTradesParams, "query", true]
+  ] as const) {
+    it(`answer as the schema does: ${name}`, () => {
+      const route = byRoute(schema as Schema.Decoder<unknown, never>, where, strict)
+      const reference = bySchema(schema as Schema.Decoder<unknown, never>, where, strict)
+      fc.assert(
+        fc.property(input, (candidate) => {
+          expect(route(candidate)).toEqual(reference(candidate))
+        }),
+        { numRuns: 500 }
+      )
+      // The usual inputs, on the fast path.
+      expect(route({ chain: "solana", address: "So1" })).toEqual(reference({ chain: "solana", address: "So1" }))
+    })
+  }
+})

@@ -1,0 +1,130 @@
+/**
+ * Pages assembled as bytes (Encoding.tradePageBytes, discoveryBytes) say exactly what the wire
+ * objects say, non-ASCII text included, and follow a token's changes.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Market } from "@spot/application"
+import type { MarketEvent, TradeRecord } from "@spot/domain"
+import { Chain, Simulator } from "@spot/domain"
+import * as Encoding from "../src/api/Encoding.js"
+
+const start = Date.now() - 3 * 60_000
+const unicodeToken = "Unicode111111111111111111111111111111111111"
+const unicodeName = "Ünïcødé 🚀 猫"
+
+const launch: MarketEvent = {
+  type: "tokenLaunched",
+  id: "unicode-launch",
+  timestamp: start,
+  chain: "solana",
+  token: unicodeToken,
+  creator: "Creator111111111111111111111111111111111111",
+  decimals: 6,
+  supply: 1_000_000_000_000_000n,
+  launchpad: null,
+  hasCurve: false,
+  block: 1,
+  transactionHash: "unicode-launch-tx",
+  annotations: [],
+  metadata: { name: unicodeName, symbol: "ÜNI", image: null, description: "«quoted» — and \"escaped\"", website: null, twitter: null, telegram: null, discord: null }
+}
+
+const swap = (i: number): MarketEvent => ({
+  type: "swap",
+  id: `unicode-swap-${i}`,
+  timestamp: start + 1000 * (i + 1),
+  chain: "solana",
+  token: unicodeToken,
+  pool: "UnicodePoo1111111111111111111111111111111111",
+  dex: "raydium",
+  trader: "Trader1111111111111111111111111111111111111",
+  transactionHash: `unicode-swap-tx-${i}`,
+  block: 10 + i,
+  indexInBlock: 0,
+  side: "buy",
+  tokenAmount: 1_000_000n,
+  quoteAmount: 1_000_000n,
+  quoteAddress: Chain.nativeAsset.solana.address,
+  quoteSymbol: "SOL",
+  quoteDecimals: 9,
+  nativeAmount: 1_000_000n,
+  nativeUsd: "150",
+  fees: { transaction: 5000n, validator: 0n, platform: 0n, dex: 0n },
+  terminal: null
+})
+
+const makeMarket = () => {
+  const market = Market.makeMarket()
+  const simulator = new Simulator.MarketSimulator({ seed: 5, startTime: start, tradesPerSecond: 20, launchesPerMinute: 20 })
+  const outcome = market.apply([launch, swap(0), swap(1), swap(2), ...simulator.runFor(2 * 60_000)])
+  expect(outcome.rejected).toEqual([])
+  return market
+}
+
+const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8")
+
+describe("page bodies assembled as bytes", () => {
+  it("a discovery page is the columns of the tokens' own JSON, ranked, non-ASCII text intact", () => {
+    const market = makeMarket()
+    const others = [...market.engine.allTokens()].filter((t) => t.address !== unicodeToken).slice(0, 3)
+    const unicode = market.engine.token("solana", unicodeToken)!
+    const columns = [
+      { column: "newPairs" as const, tokens: [unicode, ...others] },
+      { column: "graduated" as const, tokens: [] },
+      { column: "graduating" as const, tokens: others.slice(0, 1) }
+    ]
+    const body = text(Encoding.discoveryBytes(columns))
+    expect(JSON.parse(body)).toEqual({
+      columns: columns.map((c) => ({
+        column: c.column,
+        deltas: c.tokens.map((t, i) => ({ chain: t.chain, address: t.address, rank: i + 1, data: JSON.parse(Encoding.tokenJson(t)) }))
+      }))
+    })
+    expect(body).toContain(Encoding.tokenJson(unicode))
+    expect(JSON.parse(body).columns[0].deltas[0].data.name).toBe(unicodeName)
+  })
+
+  it("a trades page is the trades' own JSON, the cursor and hasMore", () => {
+    const market = makeMarket()
+    const page = market.engine.tokenTradePage("solana", unicodeToken, null, 2)
+    expect(page.records.length).toBe(2)
+    for (const [nextCursor, hasMore] of [["AbC-_9", true], [null, false]] as const) {
+      const body = text(Encoding.tradePageBytes({ records: page.records, nextCursor, hasMore }))
+      expect(body).toBe(`{"trades":[${page.records.map(Encoding.tradeJson).join(",")}],"nextCursor":${JSON.stringify(nextCursor)},"hasMore":${hasMore}}`)
+    }
+    expect(text(Encoding.tradePageBytes({ records: [], nextCursor: null, hasMore: false }))).toBe(`{"trades":[],"nextCursor":null,"hasMore":false}`)
+  })
+
+  it("encodes a trade once however often its page is read, each engine's trade under its own seq", () => {
+    const market = makeMarket()
+    const first = market.engine.tokenTradePage("solana", unicodeToken, null, 3).records
+    const again = market.engine.tokenTradePage("solana", unicodeToken, null, 3).records
+    expect(again[0]).not.toBe(first[0]) // the engine hands out new records on every read
+    expect(Encoding.tradeBytes(again[0]!)).toBe(Encoding.tradeBytes(first[0]!))
+    // Same seq, another engine's trade (another token book): its own bytes, not the cached ones.
+    const fake = (seq: number, token: object, json: string) => ({ seq, context: { token }, json }) as unknown as TradeRecord
+    const seq = first[0]!.seq
+    expect(text(Encoding.tradeBytes(fake(seq, {}, `{"other":1}`)))).toBe(`{"other":1}`)
+    expect(text(Encoding.tradeBytes(again[0]!))).toBe(Encoding.tradeJson(again[0]!))
+  })
+
+  it("keeps at most maxCachedTrades encoded trades", () => {
+    const token = {}
+    for (let i = 0; i < Encoding.maxCachedTrades + 100; i++) {
+      Encoding.tradeBytes({ seq: 1_000_000 + i, context: { token }, json: `{"i":${i}}` } as unknown as TradeRecord)
+    }
+    expect(Encoding.cachedTradeCount()).toBe(Encoding.maxCachedTrades)
+  })
+
+  it("a token's bytes follow its changes", () => {
+    const market = makeMarket()
+    const token = market.engine.token("solana", unicodeToken)!
+    const before = Encoding.tokenBytes(token)
+    expect(Encoding.tokenBytes(token)).toBe(before) // converted once per change
+    expect(market.apply([swap(3)]).rejected).toEqual([])
+    const after = Encoding.tokenBytes(token)
+    expect(after).not.toBe(before)
+    expect(text(after)).toBe(Encoding.tokenJson(token))
+    expect(text(after)).not.toBe(text(before))
+  })
+})

@@ -1,0 +1,60 @@
+/**
+ * The ingest pipeline on the real log: batches sent all at once are appended one after the other
+ * in arrival order (the pool has several connections, yet no two appends overlap), so the log's
+ * seq order is the order the market folded, and a replay of the log rebuilds the same market.
+ * NDJSON texts are stored as sent. Runs on the PostgreSQL server when one answers, else on PGlite.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import { EventStore, Ingest, Market } from "@spot/application"
+import type { StoredEvent } from "@spot/application"
+import { Events, Simulator } from "@spot/domain"
+import { PgEventStore } from "@spot/adapters-storage"
+import * as TestDatabase from "./TestDatabase.js"
+
+const database = await TestDatabase.pick()
+
+const simulated = new Simulator.MarketSimulator({ seed: 23, startTime: 1_700_500_000_000, tradesPerSecond: 20, launchesPerMinute: 30 }).runFor(3 * 60_000)
+const texts = simulated.map((e) => JSON.stringify(Events.encodeMarketEvent(e)))
+const batchCount = 6
+const cut = (i: number) => Math.floor((simulated.length * i) / batchCount)
+const batches = Array.from({ length: batchCount }, (_, i) => ({ texts: texts.slice(cut(i), cut(i + 1)) }))
+
+const TestLayer = Ingest.layer.pipe(
+  Layer.provideMerge(Layer.merge(Market.layer(), Layer.provideMerge(PgEventStore.layer(), database.layer())))
+)
+
+describe(`Ingest on PgEventStore (${database.engine})`, () => {
+  it.layer(TestLayer, { timeout: 120_000 })((it) => {
+    it.effect("batches in flight: appended in arrival order, the log replays to the same market; sent again, all duplicates", () =>
+      Effect.gen(function*() {
+        const ingest = yield* Ingest.Ingest
+        const market = yield* Market.Market
+        const store = yield* EventStore
+        const sql = yield* SqlClient.SqlClient
+        const send = () =>
+          Effect.all(
+            batches.map((b) => ingest.ingest(b.texts.map((t) => JSON.parse(t)), b.texts)),
+            { concurrency: "unbounded" }
+          )
+        const first = yield* send()
+        expect(first).toEqual(batches.map((b) => ({ accepted: b.texts.length, duplicates: 0 })))
+
+        const replayed = (yield* Stream.runCollect(store.replay(0, 1_000))).flat() as Array<StoredEvent>
+        expect(replayed.map((s) => s.event.id)).toEqual(simulated.map((e) => e.id))
+        const rebuilt = Market.makeMarket()
+        rebuilt.apply(replayed.map((s) => s.event))
+        expect(rebuilt.engine.stats).toEqual(market.engine.stats)
+        expect(ingest.foldedSeq()).toBe(replayed[replayed.length - 1]!.seq)
+
+        // The lines were stored as sent.
+        const rows = yield* sql<{ body: string }>`SELECT body FROM market_events ORDER BY seq`
+        expect(rows.map((r) => r.body)).toEqual(texts)
+
+        const again = yield* send()
+        expect(again).toEqual(batches.map((b) => ({ accepted: 0, duplicates: b.texts.length })))
+        expect(market.engine.stats).toEqual(rebuilt.engine.stats)
+      }))
+  })
+})

@@ -1,0 +1,303 @@
+/**
+ * Engine snapshots: the whole state of a {@link MarketEngine} as bytes, and back, through the
+ * generic object-graph codec (ObjectGraphCodec.ts). This file is the codec's registry for the
+ * engine: the classes whose instances the engine holds, the caches left out, and the module-level
+ * objects the engine compares by identity. Nothing here knows a class's fields: a field added to
+ * a registered class is picked up by the graph walk; a new class, a new sentinel or a closure in
+ * the engine's state makes `snapshot` throw with the path to it (and the tests in
+ * packages/domain/test/snapshot fail), so this list is the one place to update.
+ *
+ * A snapshot is a cache of `fold(log[1..seq])`, not a second source of truth: the bytes carry a
+ * fingerprint of the code that wrote them ({@link fingerprint}) and are refused by other code
+ * (the log is then replayed in full, which also gives the new code's rules to all history).
+ */
+import { canonicalAddress, chains, nativeAsset } from "../Chain.js"
+import { sha256 } from "../cursor/Sha256.js"
+import { encodeUtf8 } from "../cursor/Utf8.js"
+import * as Fixed from "../Fixed.js"
+import * as CandleAggregate from "../market/CandleAggregate.js"
+import * as CandleHourlySeriesModule from "../market/CandleHourlySeries.js"
+import { CandleHourlySeries } from "../market/CandleHourlySeries.js"
+import * as Candles from "../market/Candles.js"
+import * as Holders from "../market/Holders.js"
+import { HolderBook } from "../market/Holders.js"
+import * as MarketEngineModule from "../market/MarketEngine.js"
+import { defaultEngineOptions, MarketEngine } from "../market/MarketEngine.js"
+import type { EngineOptions } from "../market/MarketEngine.js"
+import * as Positions from "../market/Positions.js"
+import { PositionBook } from "../market/Positions.js"
+import * as TapeNumbers from "../market/TapeNumbers.js"
+import * as TokenBookModule from "../market/TokenBook.js"
+import { TokenBook } from "../market/TokenBook.js"
+import * as TradeFeed from "../market/TradeFeed.js"
+import { flagCodes, flagLists, terminalCodes, terminalNames, TradeRecord, TradeRing } from "../market/TradeFeed.js"
+import * as TradeTapeModule from "../market/TradeTape.js"
+import { TradeTape } from "../market/TradeTape.js"
+import * as Wallets from "../market/Wallets.js"
+import * as Wide from "../market/Wide.js"
+import { unresolvedFunding, WalletDirectory, WalletRecord } from "../market/Wallets.js"
+import * as Codec from "./ObjectGraphCodec.js"
+
+export { SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from "./ObjectGraphCodec.js"
+
+/**
+ * Bump when the engine's fold rules or state change in a way the fingerprint cannot see (it
+ * covers the registered classes' code and the exported functions of the engine's modules, not
+ * module-private helpers or constants). A bump makes every existing snapshot refused.
+ */
+export const ENGINE_STATE_VERSION = 1
+
+/**
+ * The classes of the engine's state. `transient`: caches derived from the rest of the state,
+ * rebuilt on first use (the encoded JSON of tokens and trades would otherwise be most of a
+ * snapshot's bytes).
+ */
+const classes: ReadonlyArray<Codec.ClassEntry> = [
+  { name: "MarketEngine", constructor: MarketEngine },
+  { name: "TokenBook", constructor: TokenBook, transient: { cachedWire: undefined, encoded: undefined } },
+  { name: "HolderBook", constructor: HolderBook },
+  { name: "TradeTape", constructor: TradeTape, transient: { statsCache: undefined } },
+  { name: "CandleHourlySeries", constructor: CandleHourlySeries },
+  { name: "TradeRecord", constructor: TradeRecord, transient: { wire: undefined, json: undefined } },
+  { name: "TradeRing", constructor: TradeRing },
+  { name: "WalletRecord", constructor: WalletRecord },
+  { name: "WalletDirectory", constructor: WalletDirectory },
+  { name: "PositionBook", constructor: PositionBook }
+]
+
+/** A private-by-convention field of a probe object, which must exist. */
+const field = (owner: object, name: string, ownerName: string): object => {
+  const value = (owner as Record<string, unknown>)[name]
+  if (typeof value !== "object" || value === null) {
+    throw new Codec.SnapshotRegistryError(
+      `well-known probe ${ownerName}.${name} found ${value === null ? "null" : typeof value}: the engine changed; update EngineSnapshot.ts`
+    )
+  }
+  return value
+}
+
+/**
+ * Module-level objects reachable from an engine that code compares by identity (`=== noAddresses`,
+ * `!== noValues`) or that every instance shares (`noMoney`, `emptyMetadata`, the frozen wallet-flag
+ * lists): restored as the running code's own objects. Most are module-private, so they are read
+ * off freshly built probe objects (whose fields start as the sentinels) rather than exported.
+ *
+ * Not listed on purpose: the trade flag lists the engine interns per process (`devFlagLists`,
+ * `labelledFlagLists` in MarketEngine.ts). They are memo tables keyed by holder-flag lists and
+ * strings, never compared by identity with a trade's list; a snapshot restores them as frozen
+ * lists shared exactly as before (one copy per interned list), equal in content.
+ */
+const wellKnownValues = (): ReadonlyArray<readonly [string, object]> => {
+  const out: Array<readonly [string, object]> = []
+  const token = new TokenBook("solana", "probe", "probe", 6, 1n, null, true, 0, 0, [], 1)
+  out.push(["TokenBook.noMoney", field(token, "athPrice", "TokenBook")])
+  out.push(["TokenBook.emptyMetadata", field(token, "metadata", "TokenBook")])
+  out.push(["TokenBook.unscored", field(token, "security", "TokenBook")])
+  out.push(["TokenBook.noSamples", field(token, "curveSamples", "TokenBook")])
+  out.push(["Wallets.unresolvedFunding", unresolvedFunding])
+  const wallet = new WalletRecord("solana", "probe")
+  out.push(["Wallets.noLabels", field(wallet, "labels", "WalletRecord")])
+  out.push(["Wallets.noIdentities", field(wallet, "identities", "WalletRecord")])
+  out.push(["Wallets.noPositions", field(wallet, "positionTokens", "WalletRecord")])
+  out.push(["Positions.noAddresses", field(new PositionBook("solana", "probe", 6), "addresses", "PositionBook")])
+  const tape = new TradeTape()
+  out.push(["TradeTape.noValues", field(tape, "values", "TradeTape")])
+  out.push(["TradeTape.noVolumes", field(tape, "volumes", "TradeTape")])
+  out.push(["TradeTape.noSides", field(tape, "sides", "TradeTape")])
+  out.push(["CandleHourlySeries.noEntries", field(new CandleHourlySeries(), "entries", "CandleHourlySeries")])
+  out.push(["MarketEngine.defaultEngineOptions", defaultEngineOptions])
+  // The frozen wallet-flag list of every group bitmask, shared by all holder books.
+  const lists = new Set<object>()
+  for (let bits = 0; bits < 128; bits++) {
+    const list = Holders.flagListOf(bits)
+    if (!Object.isFrozen(list) || lists.has(list) || Holders.flagListOf(bits) !== list) {
+      throw new Codec.SnapshotRegistryError("Holders.flagListOf no longer gives one frozen list per bitmask: update EngineSnapshot.ts")
+    }
+    lists.add(list)
+    out.push([`Holders.flags.${bits}`, list])
+  }
+  return out
+}
+
+/** The registry's entries as listed here (tests build variants of it). */
+export const registryEntries = (): Codec.CodecRegistry => ({ classes, wellKnown: wellKnownValues() })
+
+let prepared: Codec.PreparedRegistry | undefined
+let fingerprintValue: string | undefined
+
+/** The codec registry for the engine (built on first use: probes run then, not at import). */
+export const registry = (): Codec.PreparedRegistry => {
+  prepared ??= Codec.prepareRegistry({ classes, wellKnown: wellKnownValues() })
+  return prepared
+}
+
+const hex = (bytes: Uint8Array): string => {
+  let text = ""
+  for (const b of bytes) text += b.toString(16).padStart(2, "0")
+  return text
+}
+
+/** Modules whose exported functions and constants take part in folding. */
+const engineModules: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+  ["MarketEngine", MarketEngineModule],
+  ["TokenBook", TokenBookModule],
+  ["Holders", Holders],
+  ["Positions", Positions],
+  ["TradeFeed", TradeFeed],
+  ["TradeTape", TradeTapeModule],
+  ["TapeNumbers", TapeNumbers],
+  ["CandleHourlySeries", CandleHourlySeriesModule],
+  ["CandleAggregate", CandleAggregate],
+  ["Candles", Candles],
+  ["Wallets", Wallets],
+  ["Wide", Wide],
+  ["Fixed", Fixed]
+]
+
+/**
+ * What identifies the code a snapshot was written by: the codec's format version, the engine
+ * state version, the registry (class names, transient fields, well-known names) and the source
+ * text of every registered class and of every exported function of the engine's modules (with
+ * their exported constants and the chains' native assets). Snapshots written under another
+ * fingerprint are refused.
+ */
+export const fingerprint = (): string => {
+  if (fingerprintValue !== undefined) return fingerprintValue
+  const parts: Array<string> = [`codec ${Codec.FORMAT_VERSION}`, `engine ${ENGINE_STATE_VERSION}`]
+  for (const entry of classes) {
+    parts.push(`class ${entry.name} transient ${Object.keys(entry.transient ?? {}).join(",")}`)
+    parts.push(Function.prototype.toString.call(entry.constructor))
+  }
+  for (const [name] of wellKnownValues()) parts.push(`well-known ${name}`)
+  for (const [name, module] of engineModules) {
+    for (const key of Object.keys(module).sort()) {
+      const value = module[key]
+      if (typeof value === "function") parts.push(`${name}.${key} ${Function.prototype.toString.call(value)}`)
+      else if (typeof value === "number" || typeof value === "string" || typeof value === "bigint" || typeof value === "boolean") {
+        parts.push(`${name}.${key} = ${String(value)}`)
+      }
+    }
+  }
+  parts.push(`chains ${chains.join(",")}`)
+  for (const chain of chains) parts.push(`native ${chain} ${nativeAsset[chain].decimals} ${nativeAsset[chain].address}`)
+  parts.push(Function.prototype.toString.call(canonicalAddress))
+  fingerprintValue = `engine-v${ENGINE_STATE_VERSION}-${hex(sha256(encodeUtf8(parts.join("\n")))).slice(0, 32)}`
+  return fingerprintValue
+}
+
+export interface SnapshotOptions {
+  /** Expected size in bytes (the previous snapshot's), so the buffer need not grow by doubling. */
+  readonly sizeHint?: number
+  /** Check every object thoroughly (`ObjectGraphCodec.EncodeOptions.strict`): for tests. */
+  readonly strict?: boolean
+}
+
+/**
+ * What a snapshot holds: the engine, and the process-wide code tables its trade feeds' columns
+ * refer to (TradeFeed.ts numbers terminals and flag lists per process, in order of first use, and
+ * stores the numbers): without them the codes would mean nothing in another process.
+ */
+interface SnapshotRoot {
+  readonly engine: MarketEngine
+  readonly terminalNames: ReadonlyArray<string | null>
+  readonly flagLists: ReadonlyArray<ReadonlyArray<string>>
+}
+
+/**
+ * The engine's entire state as bytes. Synchronous: call it between two folds (the engine has a
+ * single writer). Throws `SnapshotEncodeError` with the path to anything it cannot restore exactly.
+ */
+export const snapshot = (engine: MarketEngine, options: SnapshotOptions = {}): Uint8Array => {
+  const root: SnapshotRoot = { engine, terminalNames: terminalNames.slice(), flagLists: flagLists.slice() }
+  return Codec.encode(registry(), root, {
+    context: fingerprint(),
+    rootName: "snapshot",
+    strict: options.strict === true,
+    // a little room over the previous size: a state that grew a bit need not double the buffer
+    ...(options.sizeHint === undefined ? {} : { sizeHint: Math.ceil(options.sizeHint * 1.125) + 4096 })
+  })
+}
+
+const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => a.length === b.length && a.every((x, i) => x === b[i])
+
+/**
+ * Makes this process's trade feed codes mean what they meant where the snapshot was written:
+ * codes this process already gave must name the same terminal or flag list; the others are
+ * added, in order. Checks everything before changing anything; throws on a conflict (a process
+ * that folded other trades before restoring).
+ */
+const adoptTradeFeedCodes = (root: SnapshotRoot): void => {
+  for (let i = 0; i < Math.min(root.terminalNames.length, terminalNames.length); i++) {
+    if (root.terminalNames[i] !== terminalNames[i]) {
+      throw new Codec.SnapshotDecodeError(`the snapshot's terminal code ${i} names another terminal than this process's`)
+    }
+  }
+  for (let i = 0; i < Math.min(root.flagLists.length, flagLists.length); i++) {
+    if (!sameList(root.flagLists[i]!, flagLists[i]!)) {
+      throw new Codec.SnapshotDecodeError(`the snapshot's flag list code ${i} names another list than this process's`)
+    }
+  }
+  for (let i = terminalNames.length; i < root.terminalNames.length; i++) {
+    const name = root.terminalNames[i]!
+    terminalNames.push(name)
+    if (name !== null && !terminalCodes.has(name)) terminalCodes.set(name, i)
+  }
+  for (let i = flagLists.length; i < root.flagLists.length; i++) {
+    const list = root.flagLists[i]!
+    flagLists.push(list)
+    if (!flagCodes.has(list)) flagCodes.set(list, i)
+  }
+}
+
+const decodeRoot = (bytes: Uint8Array): SnapshotRoot => {
+  const { root, rootReferenced } = Codec.decodeGraph(registry(), bytes, fingerprint())
+  const candidate = root as Partial<SnapshotRoot> | null
+  if (
+    typeof candidate !== "object" || candidate === null || !(candidate.engine instanceof MarketEngine) ||
+    !Array.isArray(candidate.terminalNames) || !Array.isArray(candidate.flagLists)
+  ) throw new Codec.SnapshotDecodeError("the snapshot does not hold a market engine")
+  if (rootReferenced) throw new Codec.SnapshotDecodeError("the snapshot's root is referenced from inside its own state")
+  return candidate as SnapshotRoot
+}
+
+/** An engine equivalent to the one `snapshot` was given. Throws `SnapshotDecodeError` on bytes it cannot trust. */
+export const restore = (bytes: Uint8Array): MarketEngine => {
+  const root = decodeRoot(bytes)
+  adoptTradeFeedCodes(root)
+  return root.engine
+}
+
+const sameOptions = (a: EngineOptions, b: EngineOptions): boolean =>
+  a.tapeRetainMs === b.tapeRetainMs && a.recentTradesPerToken === b.recentTradesPerToken && a.identityFeedSize === b.identityFeedSize
+
+/**
+ * Restores into an existing, still empty engine (one that readers already hold), which then
+ * carries the snapshot's state. Refused, leaving `target` untouched, when the bytes cannot be
+ * trusted, when `target` already folded something, or when its options differ from the
+ * snapshot's (ring sizes and retention are part of the state).
+ */
+export const restoreInto = (target: MarketEngine, bytes: Uint8Array): void => {
+  const stats = target.stats
+  if (stats.events !== 0 || stats.tokens !== 0 || stats.wallets !== 0) {
+    throw new Codec.SnapshotDecodeError("restoreInto needs an engine that has folded nothing")
+  }
+  const root = decodeRoot(bytes)
+  const restored = root.engine
+  if (!sameOptions(restored.options, target.options)) {
+    throw new Codec.SnapshotDecodeError(
+      `the snapshot's engine options ${JSON.stringify(restored.options)} differ from this engine's ${JSON.stringify(target.options)}`
+    )
+  }
+  const source = restored as unknown as Record<string, unknown>
+  const into = target as unknown as Record<string, unknown>
+  const keys = Object.keys(source)
+  const targetKeys = Object.keys(into)
+  if (keys.length !== targetKeys.length || keys.some((key, i) => targetKeys[i] !== key)) {
+    throw new Codec.SnapshotDecodeError("the snapshot's engine fields differ from this engine's")
+  }
+  adoptTradeFeedCodes(root)
+  for (const key of keys) into[key] = source[key]
+}
+
+/** The format version and fingerprint a snapshot was written with, without decoding it. */
+export const describe = (bytes: Uint8Array): Codec.SnapshotHeader => Codec.peekHeader(bytes)

@@ -2,7 +2,8 @@
  * `pnpm bench http`: the real service against raw node:http, same machine, same responses.
  *
  * The service is the actual composition (`apps/server/src/main.ts`: simulator, authentication and
- * rate limiting on, budgets raised by configuration so the load is not refused) in a child process.
+ * rate limiting on, budgets raised by configuration so the load is not refused) in a child process,
+ * with the heap flags `npm start` gives it (the young-generation size this bench was started with).
  * The baseline is a bare node:http server in another child process answering each measured request
  * with the very bytes the service returned for it (status, headers, body, fetched once): no auth,
  * no limits, no work, i.e. the ceiling of this machine for those responses.
@@ -82,6 +83,13 @@ const arg = (name: string, fallback: number): number => {
 }
 
 const repoRoot = new URL("../../../", import.meta.url).pathname
+
+/**
+ * The heap settings this bench was started with (`scripts/run.sh` gives the service and the
+ * benchmarks a 64 MB young generation), passed on to both servers: the service is measured as
+ * `npm start` runs it, and the baseline gets the same heap.
+ */
+const heapFlags = process.execArgv.filter((flag) => flag.startsWith("--max-semi-space-size") || flag.startsWith("--min-semi-space-size"))
 const thisFile = new URL(import.meta.url).pathname
 
 const children = new Set<ChildProcess>()
@@ -233,7 +241,7 @@ const runBench = async (): Promise<void> => {
   const started = performance.now()
   const service = await startChild(
     "service",
-    ["--import", "tsx", serviceEntry],
+    [...heapFlags, "--import", "tsx", serviceEntry],
     {
       ...process.env,
       PORT: String(servicePort),
@@ -299,7 +307,7 @@ const runBench = async (): Promise<void> => {
 
   const baseline = await startChild(
     "baseline",
-    ["--import", "tsx", thisFile, BASELINE_ROLE, String(baselinePort)],
+    [...heapFlags, "--import", "tsx", thisFile, BASELINE_ROLE, String(baselinePort)],
     process.env,
     "baseline listening",
     60_000,

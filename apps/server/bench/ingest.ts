@@ -357,8 +357,21 @@ interface IngestFigures {
   readonly stats: Record<string, number>
   /** CPU of this process (all threads: the main thread, GC, the driver's I/O) per event, timed phase only. */
   readonly nodeCpuMicrosPerEvent: number
+  /** CPU of its main thread alone (the one that validates, folds and drives the database) per event; null off Linux. */
+  readonly mainThreadCpuMicrosPerEvent: number | null
   /** CPU of the PostgreSQL backends serving the bench database per event (server mode); null when unknown. */
   readonly postgresCpuMicrosPerEvent: number | null
+}
+
+/** CPU seconds (user + system) of one thread of this process (Linux: /proc), or NaN. */
+const threadCpuSeconds = (tid: number): number => {
+  try {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
 }
 
 /** CPU seconds (user + system) of the PostgreSQL backends serving `database` (server mode, same machine). */
@@ -431,6 +444,7 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
   const batchMs: Array<number> = []
   let lastReport = performance.now()
   let nodeCpuMicros = 0
+  let mainThreadMicros = 0
   const backendsBefore = new Map<number, number>()
   const backendsAfter = new Map<number, number>()
   const generator = simulatedBatches()
@@ -457,6 +471,7 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     // Timed: `inflight` requests outstanding at a time, started in order, as an indexer that
     // pipelines its requests; each resolves once its batch is committed and folded.
     const cpuStart = process.cpuUsage()
+    const mainStart = threadCpuSeconds(process.pid)
     const started = performance.now()
     let next = 0
     const worker = async () => {
@@ -475,6 +490,7 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     ms += performance.now() - started
     const cpu = process.cpuUsage(cpuStart)
     nodeCpuMicros += cpu.user + cpu.system
+    mainThreadMicros += (threadCpuSeconds(process.pid) - mainStart) * 1e6
     for (const [pid, cpu] of await backendCpu(database, monitor)) backendsAfter.set(pid, cpu)
     if (performance.now() - lastReport > 10_000) {
       lastReport = performance.now()
@@ -502,6 +518,7 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     tokenPath,
     stats,
     nodeCpuMicrosPerEvent: nodeCpuMicros / events,
+    mainThreadCpuMicrosPerEvent: Number.isFinite(mainThreadMicros) ? mainThreadMicros / events : null,
     postgresCpuMicrosPerEvent: backendsAfter.size === 0 ? null : (backendSeconds * 1e6) / events
   }
 }
@@ -533,12 +550,13 @@ interface RestartFigures {
   /** The service's own figure for the log replay (its "event log replayed in" line): the tail after a snapshot. */
   readonly replaySeconds: number | null
   readonly replayLine: string
-  /** The service's "restored snapshot ... in X s" figure, when it restored one. */
+  /** The service's "restored snapshot ... in X s" figure, when it restored one, and the CPU it took (ms). */
   readonly restoreSeconds: number | null
+  readonly restoreCpuMs: number | null
   /** What the restarted service answered (the reference for the next restart). */
   readonly reads: ExpectedReads
   /** At its SIGTERM: the shutdown snapshot's size, serialization pause and write time (from its log line). */
-  readonly shutdownSnapshot: { readonly megabytes: number; readonly pauseMs: number; readonly writeSeconds: number } | null
+  readonly shutdownSnapshot: { readonly megabytes: number; readonly pauseMs: number; readonly pauseCpuMs: number | null; readonly writeSeconds: number } | null
   /** From SIGTERM to exit (the shutdown snapshot included). */
   readonly stopSeconds: number
 }
@@ -642,15 +660,18 @@ const restart = async (
   })
   const stopSeconds = (performance.now() - stopping) / 1000
   const replayed = /replayed in ([\d.]+) s/.exec(replayLine)
-  const restoredIn = / in ([\d.]+) s:/.exec(restoreLine)
-  const written = /written: seq \d+, ([\d.]+) MB, serialized in (\d+) ms .* written in ([\d.]+) s/.exec(snapshotLine)
+  const restoredIn = / in ([\d.]+) s(?:, (\d+) ms of CPU)?:/.exec(restoreLine)
+  const written = /written: seq \d+, ([\d.]+) MB, serialized in (\d+) ms \(event loop paused(?:; (\d+) ms of CPU)?\), written in ([\d.]+) s/.exec(snapshotLine)
   return {
     seconds,
     replaySeconds: replayed === null ? null : Number(replayed[1]),
     replayLine,
     restoreSeconds: restoredIn === null ? null : Number(restoredIn[1]),
+    restoreCpuMs: restoredIn === null || restoredIn[2] === undefined ? null : Number(restoredIn[2]),
     reads: reads!,
-    shutdownSnapshot: written === null ? null : { megabytes: Number(written[1]), pauseMs: Number(written[2]), writeSeconds: Number(written[3]) },
+    shutdownSnapshot: written === null
+      ? null
+      : { megabytes: Number(written[1]), pauseMs: Number(written[2]), pauseCpuMs: written[3] === undefined ? null : Number(written[3]), writeSeconds: Number(written[4]) },
     stopSeconds
   }
 }
@@ -789,11 +810,13 @@ const main = async (): Promise<void> => {
   console.log(`  market: ${JSON.stringify(ingested.stats)}`)
   const cpuPerEvent = {
     node: round(ingested.nodeCpuMicrosPerEvent, 2),
+    nodeMainThread: ingested.mainThreadCpuMicrosPerEvent === null ? null : round(ingested.mainThreadCpuMicrosPerEvent, 2),
     postgres: ingested.postgresCpuMicrosPerEvent === null ? null : round(ingested.postgresCpuMicrosPerEvent, 2),
     wall: round((ingested.seconds * 1e6) / ingested.events, 2)
   }
   console.log(
-    `  per event: wall ${cpuPerEvent.wall} µs; CPU of this process ${cpuPerEvent.node} µs, of the PostgreSQL backends ${cpuPerEvent.postgres ?? "?"} µs ` +
+    `  per event: wall ${cpuPerEvent.wall} µs; CPU of this process ${cpuPerEvent.node} µs (main thread ${cpuPerEvent.nodeMainThread ?? "?"} µs), ` +
+      `of the PostgreSQL backends ${cpuPerEvent.postgres ?? "?"} µs ` +
       `(${inflight} requests in flight, ${format})`
   )
   collect()
@@ -811,7 +834,7 @@ const main = async (): Promise<void> => {
   console.log(`  served after ${replayRestart.seconds.toFixed(2)} s (${replayRestart.replayLine || "no replay line"}); stopped in ${replayRestart.stopSeconds.toFixed(1)} s`)
   if (replayRestart.shutdownSnapshot !== null) {
     const s = replayRestart.shutdownSnapshot
-    console.log(`  its shutdown snapshot: ${s.megabytes} MB, event loop paused ${s.pauseMs} ms to serialize, written in ${s.writeSeconds} s`)
+    console.log(`  its shutdown snapshot: ${s.megabytes} MB, event loop paused ${s.pauseMs} ms to serialize (${s.pauseCpuMs ?? "?"} ms of CPU), written in ${s.writeSeconds} s`)
   }
   const snapshotRuns: Array<RestartFigures> = []
   for (let run = 1; run <= snapshotRestarts; run++) {
@@ -824,9 +847,10 @@ const main = async (): Promise<void> => {
   const middle = (values: ReadonlyArray<number>): number => percentile(values, 50)
   const restarted = snapshotRuns.slice().sort((a, b) => a.seconds - b.seconds)[Math.floor((snapshotRuns.length - 1) / 2)]!
   const restoreSeconds = snapshotRuns.flatMap((r) => (r.restoreSeconds === null ? [] : [r.restoreSeconds]))
+  const restoreCpuMs = snapshotRuns.flatMap((r) => (r.restoreCpuMs === null ? [] : [r.restoreCpuMs]))
   console.log(
     `  restart with a snapshot: median ${restarted.seconds.toFixed(2)} s of ${snapshotRuns.map((r) => r.seconds.toFixed(2)).join(", ")}; ` +
-      `restore median ${restoreSeconds.length === 0 ? "?" : middle(restoreSeconds).toFixed(2)} s`
+      `restore median ${restoreSeconds.length === 0 ? "?" : middle(restoreSeconds).toFixed(2)} s (${restoreCpuMs.length === 0 ? "?" : middle(restoreCpuMs)} ms of CPU)`
   )
 
   console.log("raw baselines, the same rows into scratch tables of the same layout...")
@@ -870,6 +894,7 @@ const main = async (): Promise<void> => {
     restartSeconds: round(restarted.seconds, 2),
     restartSecondsRuns: snapshotRuns.map((r) => round(r.seconds, 2)),
     snapshotRestoreSeconds: restoreSeconds.length === 0 ? null : round(middle(restoreSeconds), 2),
+    snapshotRestoreCpuMs: restoreCpuMs.length === 0 ? null : middle(restoreCpuMs),
     tailReplaySeconds: restarted.replaySeconds,
     restartSecondsWithoutSnapshot: round(replayRestart.seconds, 2),
     replaySeconds: replayRestart.replaySeconds,

@@ -172,7 +172,13 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   const eventStore = overrides.eventStore ?? PgEventStore.layer().pipe(Layer.provide(database))
   const ingest = Ingest.layer.pipe(Layer.provideMerge(Layer.merge(market, eventStore)))
   // Engine snapshots (docs/storage.md): files next to the data, refused unless they belong to this log.
-  const snapshotSettings = config.snapshots ?? Snapshots.disabledSnapshotSettings
+  const snapshotSettings: Snapshots.SnapshotSettings = {
+    ...(config.snapshots ?? Snapshots.disabledSnapshotSettings),
+    cpuMillis: () => {
+      const cpu = process.cpuUsage()
+      return (cpu.user + cpu.system) / 1000
+    }
+  }
   const snapshots = Snapshots.layer(snapshotSettings).pipe(
     Layer.provide(
       Layer.merge(

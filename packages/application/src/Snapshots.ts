@@ -34,6 +34,11 @@ export interface SnapshotSettings {
   readonly checkEveryMs?: number
   /** The longest a shutdown waits for its snapshot to be written (ms). */
   readonly shutdownTimeoutMs?: number
+  /**
+   * The process's CPU time so far (ms), when the platform can tell: log lines then give the CPU
+   * a serialization or a restore took besides its wall time (they differ on a busy machine).
+   */
+  readonly cpuMillis?: () => number
 }
 
 /**
@@ -96,6 +101,8 @@ export interface SnapshotsShape {
 export class Snapshots extends Context.Service<Snapshots, SnapshotsShape>()("@spot/application/Snapshots") {}
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(1)
+const cpuNote = (settings: SnapshotSettings, fromCpu: number | undefined, suffix: string): string =>
+  settings.cpuMillis === undefined || fromCpu === undefined ? "" : `${suffix}${(settings.cpuMillis() - fromCpu).toFixed(0)} ms of CPU`
 const megabytes = (bytes: number): string => (bytes / 1e6).toFixed(1)
 const nowMs = Effect.map(Clock.currentTimeNanos, (nanos) => Number(nanos) / 1e6)
 
@@ -137,13 +144,17 @@ export const make = (settings: SnapshotSettings) =>
       if (broken !== undefined) return { _tag: "Skipped", reason: broken } as const
       // The pause: the engine and the seq it reflects, read in one synchronous step.
       const pauseStarted = yield* nowMs
+      const cpuStarted = settings.cpuMillis?.()
+      let cpu = ""
       const serialized = yield* Effect.sync(() => {
         const seq = ingest.foldedSeq()
         if (seq === 0 || seq === lastSeq) return undefined
         try {
           // the previous snapshot's size (or the engine's own estimate) spares the buffer its doublings
           const sizeHint = lastBytes > 0 ? lastBytes : market.engine.heapBytes()
-          return { seq, bytes: EngineSnapshot.snapshot(market.engine, { sizeHint }) }
+          const bytes = EngineSnapshot.snapshot(market.engine, { sizeHint })
+          cpu = cpuNote(settings, cpuStarted, "; ")
+          return { seq, bytes }
         } catch (error) {
           broken = `the engine's state cannot be snapshotted: ${describeError(error)}`
           return broken
@@ -178,7 +189,7 @@ export const make = (settings: SnapshotSettings) =>
       lastSeq = captured.seq
       lastBytes = captured.bytes.length
       yield* Effect.logInfo(
-        `snapshot ${name} written: seq ${captured.seq}, ${megabytes(captured.bytes.length)} MB, serialized in ${captured.pauseMs.toFixed(0)} ms (event loop paused), written in ${seconds(writeMs)} s`
+        `snapshot ${name} written: seq ${captured.seq}, ${megabytes(captured.bytes.length)} MB, serialized in ${captured.pauseMs.toFixed(0)} ms (event loop paused${cpu}), written in ${seconds(writeMs)} s`
       )
       return { _tag: "Written", name, seq: captured.seq, bytes: captured.bytes.length, pauseMs: captured.pauseMs, writeMs } as const
     }).pipe(
@@ -199,6 +210,7 @@ export const make = (settings: SnapshotSettings) =>
       yield* oneAtATime.withPermitsIfAvailable(1)(takeNow)
     }).pipe(Effect.delay(checkEvery), Effect.repeat(Schedule.forever))
 
+    let restoreCpuStarted: number | undefined
     const tryRestore = Effect.gen(function*() {
       const logId = yield* identity.logId
       const head = yield* store.head
@@ -227,6 +239,7 @@ export const make = (settings: SnapshotSettings) =>
           continue
         }
         const started = yield* nowMs
+        restoreCpuStarted = settings.cpuMillis?.()
         const body = yield* Effect.result(snapshots.load(entry.name))
         if (body._tag === "Failure") {
           skipped.push(`${entry.name}: ${body.failure.message}`)
@@ -264,7 +277,7 @@ export const make = (settings: SnapshotSettings) =>
       if (outcome._tag === "Restored") {
         const stats = market.engine.stats
         yield* Effect.logInfo(
-          `restored snapshot ${outcome.name} (seq ${outcome.seq}) in ${outcome.seconds.toFixed(2)} s: ${stats.tokens} tokens, ${stats.trades} trades; replaying the log after seq ${outcome.seq}`
+          `restored snapshot ${outcome.name} (seq ${outcome.seq}) in ${outcome.seconds.toFixed(2)} s${cpuNote(settings, restoreCpuStarted, ", ")}: ${stats.tokens} tokens, ${stats.trades} trades; replaying the log after seq ${outcome.seq}`
         )
       } else {
         yield* Effect.logInfo(`no usable snapshot, replaying the whole event log: ${outcome.reasons.join("; ")}`)

@@ -150,8 +150,10 @@ export const make = (settings: SnapshotSettings) =>
         const seq = ingest.foldedSeq()
         if (seq === 0 || seq === lastSeq) return undefined
         try {
-          // the previous snapshot's size (or the engine's own estimate) spares the buffer its doublings
-          const sizeHint = lastBytes > 0 ? lastBytes : market.engine.heapBytes()
+          // The previous snapshot's size, or the engine's own estimate of its memory with room to
+          // spare (an unused tail of the buffer costs nothing until written), spares the buffer
+          // a doubling: a copy of hundreds of megabytes inside the pause.
+          const sizeHint = lastBytes > 0 ? lastBytes : Math.ceil(market.engine.heapBytes() * 1.5)
           const bytes = EngineSnapshot.snapshot(market.engine, { sizeHint })
           cpu = cpuNote(settings, cpuStarted, "; ")
           return { seq, bytes }

@@ -3,13 +3,14 @@
  * load of the same rows, and the time a fresh process takes to serve again from the log.
  *
  * 1. Durable ingest: simulated events (the engine bench's busy mix), in the form an indexer sends
- *    them (NDJSON lines and what the HTTP layer parses from them; with `--json`, a JSON array's
- *    parsed events), go through the real ingest use case (`Ingest.ingest`: decode and validate
+ *    them (an NDJSON request body, parsed line by line as the ingest route does; with `--json`, a
+ *    JSON array, `JSON.parse`d), go through the real ingest use case (`Ingest.ingest`: decode and validate
  *    against the market, append to `PgEventStore`, one commit per batch, fold the new events into
  *    the market) in batches of `--batch` events (default 2,000), `--inflight` requests outstanding
  *    at a time (default 2: an indexer pipelining its batches, docs/ingest.md "Throughput"). Events
- *    are generated untimed `--window` batches at a time (default 8); each window's ingest is timed
- *    until its last batch is answered (committed and folded). Reported besides the rates: the CPU
+ *    are generated untimed `--window` batches at a time (default 8), as request body strings; each
+ *    window's ingest, parsing the bodies included, is timed until its last batch is answered
+ *    (committed and folded). Reported besides the rates: the CPU
  *    per event of this process and of the PostgreSQL backends during the timed windows, and each
  *    step's CPU alone on the first 100,000 events (validation, re-encoding a body, the fold).
  * 2. Restart, twice: the service's start command (`node --import tsx apps/server/src/main.ts`) in a
@@ -347,6 +348,23 @@ const openDatabase = async (): Promise<BenchDatabase> => {
 // ---------------------------------------------------------------------------------------------
 // Phase 1: durable ingest through the use case.
 
+/** An NDJSON body as the ingest route reads it (IngestRoutes.parseNdjson): each line a slice of the body, parsed. */
+const parseNdjsonBody = (body: string): { readonly events: Array<unknown>; readonly texts: Array<string> } => {
+  const events: Array<unknown> = []
+  const texts: Array<string> = []
+  for (let start = 0; start < body.length;) {
+    let end = body.indexOf("\n", start)
+    if (end === -1) end = body.length
+    if (end > start) {
+      const line = body.slice(start, end)
+      texts.push(line)
+      events.push(JSON.parse(line))
+    }
+    start = end + 1
+  }
+  return { events, texts }
+}
+
 interface IngestFigures {
   readonly events: number
   readonly swaps: number
@@ -359,6 +377,8 @@ interface IngestFigures {
   readonly nodeCpuMicrosPerEvent: number
   /** CPU of its main thread alone (the one that validates, folds and drives the database) per event; null off Linux. */
   readonly mainThreadCpuMicrosPerEvent: number | null
+  /** Of the timed time, parsing the request bodies (JSON.parse, the NDJSON lines), per event. */
+  readonly parseMicrosPerEvent: number
   /** CPU of the PostgreSQL backends serving the bench database per event (server mode); null when unknown. */
   readonly postgresCpuMicrosPerEvent: number | null
 }
@@ -445,31 +465,28 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
   let lastReport = performance.now()
   let nodeCpuMicros = 0
   let mainThreadMicros = 0
+  let parseMs = 0
   const backendsBefore = new Map<number, number>()
   const backendsAfter = new Map<number, number>()
   const generator = simulatedBatches()
   for (let done = false; !done;) {
-    // Untimed: the next window of batches, in the wire form an indexer sends (after the HTTP
-    // layer's JSON.parse).
-    const window: Array<{ readonly wire: Array<unknown>; readonly texts: Array<string> | undefined; readonly swaps: number }> = []
+    // Untimed: the next window of batches, as the request bodies an indexer sends.
+    const window: Array<{ readonly body: string; readonly count: number; readonly swaps: number }> = []
     while (window.length < windowBatches) {
       const next = generator.next()
       if (next.done === true) {
         done = true
         break
       }
-      const encoded = next.value.events.map((event) => Events.encodeMarketEvent(event))
-      if (format === "json") window.push({ wire: encoded, texts: undefined, swaps: next.value.swaps })
-      else {
-        // The request's lines, and what the HTTP layer parses from them.
-        const texts = encoded.map((event) => JSON.stringify(event))
-        window.push({ wire: texts.map((text) => JSON.parse(text)), texts, swaps: next.value.swaps })
-      }
+      const lines = next.value.events.map((event) => JSON.stringify(Events.encodeMarketEvent(event)))
+      window.push({ body: format === "json" ? `[${lines.join(",")}]` : `${lines.join("\n")}\n`, count: lines.length, swaps: next.value.swaps })
     }
     if (window.length === 0) break
     for (const [pid, cpu] of await backendCpu(database, monitor)) if (!backendsBefore.has(pid)) backendsBefore.set(pid, cpu)
     // Timed: `inflight` requests outstanding at a time, started in order, as an indexer that
-    // pipelines its requests; each resolves once its batch is committed and folded.
+    // pipelines its requests; each resolves once its batch is committed and folded. Each request
+    // body is parsed as the HTTP route parses it (timed too: it is per-request work of the
+    // service, and parsing one body at a time keeps as few events alive as a server would).
     const cpuStart = process.cpuUsage()
     const mainStart = threadCpuSeconds(process.pid)
     const started = performance.now()
@@ -478,10 +495,13 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
       while (next < window.length) {
         const batch = window[next++]!
         const sent = performance.now()
-        const result = await Effect.runPromise(ingest.ingest(batch.wire, batch.texts))
-        if (result.accepted !== batch.wire.length) throw new Error(`batch ${batches}: ${result.accepted} of ${batch.wire.length} accepted`)
+        const parseStarted = performance.now()
+        const request = format === "json" ? { events: JSON.parse(batch.body) as Array<unknown>, texts: undefined } : parseNdjsonBody(batch.body)
+        parseMs += performance.now() - parseStarted
+        const result = await Effect.runPromise(ingest.ingest(request.events, request.texts))
+        if (result.accepted !== batch.count) throw new Error(`batch ${batches}: ${result.accepted} of ${batch.count} accepted`)
         batchMs.push(performance.now() - sent)
-        events += batch.wire.length
+        events += batch.count
         swaps += batch.swaps
         batches++
       }
@@ -519,6 +539,7 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     stats,
     nodeCpuMicrosPerEvent: nodeCpuMicros / events,
     mainThreadCpuMicrosPerEvent: Number.isFinite(mainThreadMicros) ? mainThreadMicros / events : null,
+    parseMicrosPerEvent: (parseMs * 1000) / events,
     postgresCpuMicrosPerEvent: backendsAfter.size === 0 ? null : (backendSeconds * 1e6) / events
   }
 }
@@ -812,10 +833,12 @@ const main = async (): Promise<void> => {
     node: round(ingested.nodeCpuMicrosPerEvent, 2),
     nodeMainThread: ingested.mainThreadCpuMicrosPerEvent === null ? null : round(ingested.mainThreadCpuMicrosPerEvent, 2),
     postgres: ingested.postgresCpuMicrosPerEvent === null ? null : round(ingested.postgresCpuMicrosPerEvent, 2),
-    wall: round((ingested.seconds * 1e6) / ingested.events, 2)
+    wall: round((ingested.seconds * 1e6) / ingested.events, 2),
+    /** Of `wall`: parsing the request bodies. */
+    parse: round(ingested.parseMicrosPerEvent, 2)
   }
   console.log(
-    `  per event: wall ${cpuPerEvent.wall} µs; CPU of this process ${cpuPerEvent.node} µs (main thread ${cpuPerEvent.nodeMainThread ?? "?"} µs), ` +
+    `  per event: wall ${cpuPerEvent.wall} µs (parsing the request bodies ${cpuPerEvent.parse} µs of it); CPU of this process ${cpuPerEvent.node} µs (main thread ${cpuPerEvent.nodeMainThread ?? "?"} µs), ` +
       `of the PostgreSQL backends ${cpuPerEvent.postgres ?? "?"} µs ` +
       `(${inflight} requests in flight, ${format})`
   )

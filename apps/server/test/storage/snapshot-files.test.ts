@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FileSnapshotStore } from "@spot/adapters-storage"
@@ -29,8 +29,15 @@ const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 const header = (seq: number, logId = "log-a"): SnapshotHeader => ({ logId, seq, eventId: `event-${seq}`, engine: "test", takenAt: 1_000 + seq })
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0
 
-/** Starts the writer and kills it with SIGKILL `afterMs` after its `after`-th completed save. */
-const writeUntilKilled = (directory: string, after: number, afterMs: number): Promise<{ readonly saved: number; readonly temporaryAtKill: boolean }> =>
+/**
+ * Starts the writer and kills it with SIGKILL `afterMs` after its `after`-th completed save, or
+ * (`afterMs` = "temporary") as soon as the next save's temporary file appears (mid-write).
+ */
+const writeUntilKilled = (
+  directory: string,
+  after: number,
+  afterMs: number | "temporary"
+): Promise<{ readonly saved: number; readonly temporaryAtKill: boolean }> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "snapshot-writer.child.ts"), directory], {
       stdio: ["ignore", "pipe", "inherit"]
@@ -43,10 +50,19 @@ const writeUntilKilled = (directory: string, after: number, afterMs: number): Pr
       for (const match of text.matchAll(/saved (\d+)/g)) saved = Math.max(saved, Number(match[1]))
       if (saved >= after && !armed) {
         armed = true
-        setTimeout(() => {
+        const kill = () => {
           temporaryAtKill = readdirSync(directory).some((name) => name.endsWith(".tmp"))
           child.kill("SIGKILL")
-        }, afterMs)
+        }
+        if (afterMs !== "temporary") setTimeout(kill, afterMs)
+        else {
+          const watcher = watch(directory, (_event, name) => {
+            if (name === null || !String(name).endsWith(".tmp") || child.exitCode !== null || child.signalCode !== null) return
+            watcher.close()
+            kill()
+          })
+          child.once("exit", () => watcher.close())
+        }
       }
     })
     child.on("error", reject)
@@ -56,7 +72,9 @@ const writeUntilKilled = (directory: string, after: number, afterMs: number): Pr
 describe("FileSnapshotStore", () => {
   it("kill -9 at any point of a write leaves the finished snapshots usable and the unfinished one invisible", async () => {
     let killedMidWrite = 0
-    for (const afterMs of [0, 20, 60, 120]) {
+    const points: Array<number | "temporary"> = [0, 20, 60, 120, "temporary", "temporary", "temporary"]
+    for (const afterMs of points) {
+      if (afterMs === "temporary" && killedMidWrite > 0) continue // one mid-write kill is enough
       const directory = freshDirectory()
       const { saved, temporaryAtKill } = await writeUntilKilled(directory, 2, afterMs)
       if (temporaryAtKill) killedMidWrite++

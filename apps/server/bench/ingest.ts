@@ -8,7 +8,7 @@
  *    against the market, append to `PgEventStore`, one commit per batch, fold the new events into
  *    the market) in batches of `--batch` events (default 2,000), `--inflight` requests outstanding
  *    at a time (default 2: an indexer pipelining its batches, docs/ingest.md "Throughput"). Events
- *    are generated untimed `--window` batches at a time (default 8), as request body strings; each
+ *    are generated untimed `--window` batches at a time (default 32), as request body strings; each
  *    window's ingest, parsing the bodies included, is timed until its last batch is answered
  *    (committed and folded). Reported besides the rates: the CPU
  *    per event of this process and of the PostgreSQL backends during the timed windows, and each
@@ -39,7 +39,7 @@
  * timed phase so none pays for the previous one's dirty pages.
  *
  *   node --expose-gc --max-old-space-size=8192 --import tsx apps/server/bench/ingest.ts
- *     [--trades 1000000] [--batch 2000] [--inflight 2] [--window 8] [--json] [--seed 1] [--restarts 3] [--embedded] [--verbose]
+ *     [--trades 1000000] [--batch 2000] [--inflight 2] [--window 32] [--json] [--seed 1] [--restarts 3] [--embedded] [--verbose]
  *
  * The last line is one JSON object.
  */
@@ -66,11 +66,10 @@ const batchSize = arg("batch", 2_000)
 /** Ingest requests outstanding at a time (an indexer pipelining its batches; they apply in order). */
 const inflight = arg("inflight", 2)
 /**
- * Batches generated (untimed) ahead of each timed stretch; the pipeline drains at the end of each.
- * Small, so the generated events die young (a large window would promote them all to the old
- * generation and charge their collection to the ingest).
+ * Batches generated (untimed) ahead of each timed stretch, as request body strings (cheap to keep:
+ * each is parsed only when its request is made); the pipeline drains at the end of each stretch.
  */
-const windowBatches = arg("window", 8)
+const windowBatches = arg("window", 32)
 /**
  * What the indexer sends: `ndjson` (one event per line; the service keeps each line as the stored
  * body when it holds just the event's fields) or `json` (a JSON array; every event re-encoded).
@@ -379,6 +378,8 @@ interface IngestFigures {
   readonly mainThreadCpuMicrosPerEvent: number | null
   /** Of the timed time, parsing the request bodies (JSON.parse, the NDJSON lines), per event. */
   readonly parseMicrosPerEvent: number
+  /** Share of the timed time the event loop was running JavaScript (not waiting for the database). */
+  readonly eventLoopBusy: number
   /** CPU of the PostgreSQL backends serving the bench database per event (server mode); null when unknown. */
   readonly postgresCpuMicrosPerEvent: number | null
 }
@@ -466,6 +467,8 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
   let nodeCpuMicros = 0
   let mainThreadMicros = 0
   let parseMs = 0
+  let loopActiveMs = 0
+  let loopIdleMs = 0
   const backendsBefore = new Map<number, number>()
   const backendsAfter = new Map<number, number>()
   const generator = simulatedBatches()
@@ -489,6 +492,7 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     // service, and parsing one body at a time keeps as few events alive as a server would).
     const cpuStart = process.cpuUsage()
     const mainStart = threadCpuSeconds(process.pid)
+    const eluStart = performance.eventLoopUtilization()
     const started = performance.now()
     let next = 0
     const worker = async () => {
@@ -511,6 +515,9 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     const cpu = process.cpuUsage(cpuStart)
     nodeCpuMicros += cpu.user + cpu.system
     mainThreadMicros += (threadCpuSeconds(process.pid) - mainStart) * 1e6
+    const elu = performance.eventLoopUtilization(eluStart)
+    loopActiveMs += elu.active
+    loopIdleMs += elu.idle
     for (const [pid, cpu] of await backendCpu(database, monitor)) backendsAfter.set(pid, cpu)
     if (performance.now() - lastReport > 10_000) {
       lastReport = performance.now()
@@ -540,6 +547,7 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     nodeCpuMicrosPerEvent: nodeCpuMicros / events,
     mainThreadCpuMicrosPerEvent: Number.isFinite(mainThreadMicros) ? mainThreadMicros / events : null,
     parseMicrosPerEvent: (parseMs * 1000) / events,
+    eventLoopBusy: loopActiveMs / (loopActiveMs + loopIdleMs),
     postgresCpuMicrosPerEvent: backendsAfter.size === 0 ? null : (backendSeconds * 1e6) / events
   }
 }
@@ -835,11 +843,13 @@ const main = async (): Promise<void> => {
     postgres: ingested.postgresCpuMicrosPerEvent === null ? null : round(ingested.postgresCpuMicrosPerEvent, 2),
     wall: round((ingested.seconds * 1e6) / ingested.events, 2),
     /** Of `wall`: parsing the request bodies. */
-    parse: round(ingested.parseMicrosPerEvent, 2)
+    parse: round(ingested.parseMicrosPerEvent, 2),
+    /** Share of `wall` the event loop was busy (the rest it waited for the database). */
+    eventLoopBusy: round(ingested.eventLoopBusy, 3)
   }
   console.log(
     `  per event: wall ${cpuPerEvent.wall} µs (parsing the request bodies ${cpuPerEvent.parse} µs of it); CPU of this process ${cpuPerEvent.node} µs (main thread ${cpuPerEvent.nodeMainThread ?? "?"} µs), ` +
-      `of the PostgreSQL backends ${cpuPerEvent.postgres ?? "?"} µs ` +
+      `of the PostgreSQL backends ${cpuPerEvent.postgres ?? "?"} µs; event loop busy ${Math.round(cpuPerEvent.eventLoopBusy * 100)}% ` +
       `(${inflight} requests in flight, ${format})`
   )
   collect()

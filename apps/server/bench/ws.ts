@@ -257,6 +257,8 @@ const clientProcess = () => {
         return reply({ closed: true })
     }
   })
+  // the bench process is gone (finished or failed): nothing left to answer
+  process.on("disconnect", () => process.exit(0))
   reply({ ready: true })
 }
 
@@ -339,6 +341,16 @@ interface FanOutCase {
   readonly naive: (sockets: ReadonlyArray<WebSocket>) => void
 }
 
+/** Fails instead of waiting forever when the client process never counts every frame. */
+const withDeadline = <A>(promise: Promise<A>, why: () => string, ms = 120_000): Promise<A> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`fan-out: not every frame arrived within ${ms / 1000} s; ${why()}`)), ms)
+    promise.then((value) => {
+      clearTimeout(timer)
+      resolve(value)
+    })
+  })
+
 const fanOutCase = async (clients: Clients, name: string, market: Market.MarketShape, make: (hub: StreamHub) => FanOutCase): Promise<FanOutResult> => {
   const ours = await startStream(market)
   const kind = make(ours.stream.hub)
@@ -355,7 +367,8 @@ const fanOutCase = async (clients: Clients, name: string, market: Market.MarketS
       kind.ours()
       await nextTurn()
     }
-    const end = await reached
+    const end = await withDeadline(reached, () =>
+      `${ours.stream.connectionCount} of ${subscribers} connections still open (a client that falls more than 1,024 frames behind is closed with 4008: the client process could not keep up — a loaded machine)`)
     const used = process.cpuUsage(cpu)
     frameBytes = (written() - bytesBefore) / frames
     return { perSec: frames / ((end - start) / 1000), cpuUs: (used.user + used.system) / frames }
@@ -377,7 +390,7 @@ const fanOutCase = async (clients: Clients, name: string, market: Market.MarketS
       kind.naive(sockets)
       await nextTurn()
     }
-    const end = await reached
+    const end = await withDeadline(reached, () => `${sockets.filter((ws) => ws.readyState === ws.OPEN).length} of ${subscribers} naive sockets open`)
     const used = process.cpuUsage(cpu)
     return { perSec: frames / ((end - start) / 1000), cpuUs: (used.user + used.system) / frames }
   }

@@ -10,7 +10,7 @@
  */
 import type { Duplex } from "node:stream"
 import type { WebSocket } from "ws"
-import { FrameQueue, type Payload, WriteArena } from "./Framing.js"
+import { FrameQueue, WriteArena } from "./Framing.js"
 import type { SubscriptionSpec } from "./SubscribeFilters.js"
 
 /** Close codes this service uses (docs/streams.md). */
@@ -80,7 +80,7 @@ export class Connection {
     return `s${++this.subscriptionSeq}`
   }
 
-  enqueueUpdate(prefix: Buffer, data: Buffer | Payload): void {
+  enqueueUpdate(prefix: Buffer, data: Buffer): void {
     if (this.closed) return
     if (this.queue.length + this.framesInSocketBuffer() >= this.maxUnsentFrames) return this.overflow()
     this.queue.pushUpdate(prefix, data)
@@ -95,19 +95,14 @@ export class Connection {
   }
 
   private queued(): void {
-    // dirty even when written at once: the batch's end settles what a draining socket kept queued
-    if (!this.dirty) this.owner.markDirty(this)
     if (this.queue.length >= flushEvery) this.write()
+    else if (!this.dirty) this.owner.markDirty(this)
   }
 
-  /**
-   * Writes every queued frame in one socket write, unless the socket must drain first; then what
-   * stays queued is encoded now (the end of the batch: the objects are in the state it queued).
-   */
+  /** Writes every queued frame in one socket write, unless the socket must drain first. */
   flush(): void {
     this.dirty = false
     this.write()
-    if (this.queue.length > 0) this.queue.settle()
   }
 
   private write(): void {

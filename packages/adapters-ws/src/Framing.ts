@@ -4,26 +4,8 @@
  *
  * An update frame's text is `prefix + data + "}"`: the prefix
  * (`{"type":"update","channel":…,"subscriptionId":…,"data":`) is encoded once per subscription,
- * the data once per change of the object and shared by every subscriber — as a {@link Payload},
- * encoded when the first connection that queued it is written, so an object is encoded only if
- * some frame carrying it is actually written, and the writes before that wait for no encoding.
+ * the data once per change of the object and shared by every subscriber.
  */
-
-/**
- * An update's data, shared by every subscriber that receives it: encoded on first need (the first
- * flush that writes it), then the same bytes for everyone. The hub makes sure every payload of a
- * batch is encoded by the end of that batch ({@link FrameQueue.settle}), so a frame never carries
- * a later state of its object than the change that queued it.
- */
-export abstract class Payload {
-  private encoded: Buffer | undefined = undefined
-
-  bytes(): Buffer {
-    return (this.encoded ??= this.encode())
-  }
-
-  protected abstract encode(): Buffer
-}
 
 /** Bytes of the frame header of a server frame (unmasked) with this payload length. */
 export const headerLength = (payloadLength: number): number => (payloadLength < 126 ? 2 : payloadLength < 65_536 ? 4 : 10)
@@ -96,23 +78,21 @@ export class WriteArena {
 
 /**
  * Frames queued for one socket, as parallel arrays: `heads[i]` is a whole JSON text (control
- * frames) or an update prefix, in which case `bodies[i]` is the shared data (bytes, or a payload
- * not encoded yet) and a `}` follows. Encodes every queued frame into one buffer for one write.
- * The arrays keep their capacity between flushes (no regrowth per batch) unless a backlog made
- * them big; drained slots are cleared so that shared data is not kept alive by an idle connection.
+ * frames) or an update prefix, in which case `bodies[i]` is the shared data and a `}` follows.
+ * Encodes every queued frame into one buffer for one write. The arrays keep their capacity
+ * between flushes (no regrowth per batch) unless a backlog made them big; drained slots are
+ * cleared so that shared data is not kept alive by an idle connection.
  */
 export class FrameQueue {
   private heads: Array<Buffer | undefined> = []
-  private bodies: Array<Buffer | Payload | undefined> = []
+  private bodies: Array<Buffer | undefined> = []
   private count = 0
-  /** Slots before this one hold no payload left to encode. */
-  private settled = 0
 
   get length(): number {
     return this.count
   }
 
-  pushUpdate(prefix: Buffer, data: Buffer | Payload): void {
+  pushUpdate(prefix: Buffer, data: Buffer): void {
     this.heads[this.count] = prefix
     this.bodies[this.count++] = data
   }
@@ -126,17 +106,6 @@ export class FrameQueue {
     this.heads = []
     this.bodies = []
     this.count = 0
-    this.settled = 0
-  }
-
-  /** Encodes every payload still queued (frames that stay queued past their batch: a socket draining). */
-  settle(): void {
-    const bodies = this.bodies
-    for (let i = this.settled; i < this.count; i++) {
-      const body = bodies[i]
-      if (body instanceof Payload) bodies[i] = body.bytes()
-    }
-    this.settled = this.count
   }
 
   /** Every queued frame, framed, in one buffer (from `arena` when given); the queue is left empty. */
@@ -146,8 +115,7 @@ export class FrameQueue {
     const n = this.count
     let total = 0
     for (let i = 0; i < n; i++) {
-      let body = bodies[i]
-      if (body instanceof Payload) bodies[i] = body = body.bytes()
+      const body = bodies[i]
       const payload = body === undefined ? heads[i]!.length : heads[i]!.length + body.length + 1
       total += headerLength(payload) + payload
     }
@@ -162,12 +130,11 @@ export class FrameQueue {
         out.set(head, at)
         at += head.length
       } else {
-        const data = body as Buffer
-        at = writeTextHeader(out, at, head.length + data.length + 1)
+        at = writeTextHeader(out, at, head.length + body.length + 1)
         out.set(head, at)
         at += head.length
-        out.set(data, at)
-        at += data.length
+        out.set(body, at)
+        at += body.length
         out[at++] = closingBrace
         bodies[i] = undefined
       }
@@ -178,7 +145,6 @@ export class FrameQueue {
       this.bodies = []
     }
     this.count = 0
-    this.settled = 0
     return out
   }
 }

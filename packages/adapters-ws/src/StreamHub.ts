@@ -1,18 +1,16 @@
 /**
  * Fan-out of market changes to subscriptions. The market calls `onChanges` once per folded batch;
- * the hub looks each changed object up in per-channel indexes, queues one shared payload per
- * changed object (and per trade form) on every matching connection, and flushes each touched
- * connection with one write. A payload is encoded when the first connection carrying it is
- * written (token and trade JSON come from the REST encoders and are cached on the object), so an
- * object nobody receives is never encoded, and the first writes of a batch do not wait for every
- * encoding of the batch. No fiber, queue or closure per trade; nothing is encoded per subscriber.
+ * the hub looks each changed object up in per-channel indexes, encodes it once if some
+ * subscription receives it (token and trade JSON come from the REST encoders and are cached on the
+ * object), queues a reference to those bytes on every matching connection, and flushes each
+ * touched connection with one write. Every encoding of a batch happens before its first write.
+ * No fiber, queue or closure per trade; nothing is encoded per subscriber.
  */
 import { Schema } from "effect"
 import type { EngineChanges, PositionEntry, TokenBook, TradeRecord } from "@spot/domain"
 import { Candle, Candles, Chain, Position, Trade } from "@spot/domain"
 import type { MarketShape } from "@spot/application"
 import type { Connection, ConnectionOwner, Subscription } from "./Connection.js"
-import { Payload } from "./Framing.js"
 import type { CandlesSpec, ChainSlug, IdentityFeed, SubscriptionSpec, TradesSpec } from "./SubscribeFilters.js"
 import { inIdentityFeed, matchesFlags } from "./TradeMatch.js"
 
@@ -243,7 +241,7 @@ export class StreamHub implements ConnectionOwner {
         }
       }
       if (!anyTrades) continue
-      // The trade's forms, each made at most once per batch and encoded only if someone receives it.
+      // The trade's forms, each made at most once per batch and only if someone receives it.
       forms.reset(record)
       const byToken = this.tradesByToken[record.chain].get(record.token)
       if (byToken !== undefined) {
@@ -301,7 +299,7 @@ export class StreamHub implements ConnectionOwner {
               ? latest
               : token.tape.candles({ timeframe, metric, denomination, from: bucket, to: bucket + Candles.timeframeMs[timeframe] })[0]
             if (candle === undefined) continue
-            const data = new CandlePayload(candle)
+            const data = Buffer.from(JSON.stringify(encodeCandle(candle)))
             for (const subscription of group.subscriptions) subscription.connection.enqueueUpdate(subscription.prefix, data)
           }
         }
@@ -316,7 +314,7 @@ export class StreamHub implements ConnectionOwner {
       const token = tokens[i]!
       const subscriptions = this.tokenSubs[token.chain].get(token.address)
       if (subscriptions === undefined) continue
-      const data = new TokenPayload(token, this.encoders)
+      const data = Buffer.from(this.encoders.tokenJson(token))
       for (const subscription of subscriptions) subscription.connection.enqueueUpdate(subscription.prefix, data)
     }
   }
@@ -327,97 +325,34 @@ export class StreamHub implements ConnectionOwner {
       const entry = positions[i]!
       const subscriptions = this.positionsByWallet.get(entry.wallet.address)
       if (subscriptions === undefined) continue
-      let data: PositionPayload | undefined
+      let data: Buffer | undefined
       for (const subscription of subscriptions) {
         const spec = subscription.spec
         if (spec.channel !== "spot.positions" || (spec.chains !== null && !spec.chains.includes(entry.token.chain))) continue
-        data ??= new PositionPayload(engine, entry)
+        data ??= Buffer.from(JSON.stringify(encodePosition(engine.positionWire(entry))))
         subscription.connection.enqueueUpdate(subscription.prefix, data)
       }
     }
   }
 }
 
-// --- payloads ---------------------------------------------------------------------------------
-
-/** A token object: the REST JSON (cached on the token until it changes). */
-class TokenPayload extends Payload {
-  constructor(private readonly token: TokenBook, private readonly encoders: Encoders) {
-    super()
-  }
-
-  protected encode(): Buffer {
-    return Buffer.from(this.encoders.tokenJson(this.token))
-  }
-}
-
-class CandlePayload extends Payload {
-  constructor(private readonly candle: Candle) {
-    super()
-  }
-
-  protected encode(): Buffer {
-    return Buffer.from(JSON.stringify(encodeCandle(this.candle)))
-  }
-}
-
-/** A position as `/v1/positions` serves it, with the borrowed fields of encoding time (the batch's end at the latest). */
-class PositionPayload extends Payload {
-  constructor(private readonly engine: MarketShape["engine"], private readonly entry: PositionEntry) {
-    super()
-  }
-
-  protected encode(): Buffer {
-    return Buffer.from(JSON.stringify(encodePosition(this.engine.positionWire(this.entry))))
-  }
-}
-
-/** Which fields of the REST trade a `spot.trades` mode leaves out (spec "spot.trades"). */
-const enum TradeForm {
-  /** The REST trade. */
-  full,
-  /** wallet and identity modes */
-  withoutPlatforms,
-  /** token mode */
-  withoutFlagsAndPlatforms
-}
+// --- trade forms -----------------------------------------------------------------------------
 
 /**
- * A trade in one form. The full form is the REST JSON (`tradeJson`: encoded once, cached on the
- * record, shared with REST reads). A form without fields is cut out of that JSON when a reader
- * already made it (no second encoding); otherwise it is encoded alone with the schema, so the
- * stream keeps no JSON on records REST never asked for (identity feeds hold 20,000 trades each).
- */
-class TradePayload extends Payload {
-  constructor(private readonly record: TradeRecord, private readonly form: TradeForm, private readonly encoders: Encoders) {
-    super()
-  }
-
-  protected encode(): Buffer {
-    const record = this.record
-    if (this.form === TradeForm.full) return Buffer.from(this.encoders.tradeJson(record))
-    const dropFlags = this.form === TradeForm.withoutFlagsAndPlatforms
-    let text = record.json
-    if (text !== undefined) {
-      const trade = record.trade
-      if (dropFlags && trade.flags !== undefined) text = withoutMember(text, "flags", trade.flags)
-      if (trade.platforms !== undefined) text = withoutMember(text, "platforms", trade.platforms)
-      if (text !== undefined) return Buffer.from(text)
-    }
-    return tradeWithout(record, dropFlags)
-  }
-}
-
-/**
- * The payloads of the trade being fanned out, by form, made on first use; forms with the same
- * bytes share one payload (no flags: token mode is the wallet form; no terminal: the wallet form
- * is the REST trade). One instance, reset per trade: no object per trade nobody receives.
+ * The forms of the trade being fanned out (spec "spot.trades": token mode leaves out `flags` and
+ * `platforms`, wallet and identity modes `platforms`), each made at most once per batch and only
+ * if some subscription receives it; forms with the same bytes share them (no flags: token mode is
+ * the wallet form; no terminal: the wallet form is the REST trade). The REST form is `tradeJson`
+ * (encoded once, cached on the record, shared with REST reads). A form without fields is cut out
+ * of that JSON when a reader already made it (no second encoding); otherwise it is encoded alone
+ * with the schema, so the stream keeps no JSON on records REST never asked for (identity feeds
+ * hold 20,000 trades each). One instance, reset per trade: no object per trade.
  */
 class TradeForms {
   private record: TradeRecord | undefined = undefined
-  private full: TradePayload | undefined = undefined
-  private noPlatforms: TradePayload | undefined = undefined
-  private noFlags: TradePayload | undefined = undefined
+  private full: Buffer | undefined = undefined
+  private noPlatforms: Buffer | undefined = undefined
+  private noFlags: Buffer | undefined = undefined
 
   constructor(private readonly encoders: Encoders) {}
 
@@ -428,23 +363,34 @@ class TradeForms {
     this.noFlags = undefined
   }
 
-  withoutPlatforms(): TradePayload {
+  /** wallet and identity modes */
+  withoutPlatforms(): Buffer {
     if (this.noPlatforms === undefined) {
       const record = this.record!
       this.noPlatforms = record.terminal === null
-        ? (this.full ??= new TradePayload(record, TradeForm.full, this.encoders))
-        : new TradePayload(record, TradeForm.withoutPlatforms, this.encoders)
+        ? (this.full ??= Buffer.from(this.encoders.tradeJson(record)))
+        : tradeForm(record, false)
     }
     return this.noPlatforms
   }
 
-  tokenMode(): TradePayload {
-    if (this.noFlags === undefined) {
-      const record = this.record!
-      this.noFlags = record.flags.length === 0 ? this.withoutPlatforms() : new TradePayload(record, TradeForm.withoutFlagsAndPlatforms, this.encoders)
-    }
+  /** token mode */
+  tokenMode(): Buffer {
+    if (this.noFlags === undefined) this.noFlags = this.record!.flags.length === 0 ? this.withoutPlatforms() : tradeForm(this.record!, true)
     return this.noFlags
   }
+}
+
+/** The trade without `platforms` (and without `flags` when `dropFlags`): cut from the cached REST JSON, or encoded alone. */
+const tradeForm = (record: TradeRecord, dropFlags: boolean): Buffer => {
+  let text = record.json
+  if (text !== undefined) {
+    const trade = record.trade
+    if (dropFlags && trade.flags !== undefined) text = withoutMember(text, "flags", trade.flags)
+    if (trade.platforms !== undefined) text = withoutMember(text, "platforms", trade.platforms)
+    if (text !== undefined) return Buffer.from(text)
+  }
+  return tradeWithout(record, dropFlags)
 }
 
 /**

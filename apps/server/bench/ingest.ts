@@ -12,7 +12,8 @@
  *    window's ingest, parsing the bodies included, is timed until its last batch is answered
  *    (committed and folded). Reported besides the rates: the CPU
  *    per event of this process and of the PostgreSQL backends during the timed windows, and each
- *    step's CPU alone on the first 100,000 events (validation, re-encoding a body, the fold).
+ *    step's CPU alone on the first 100,000 events (parsing, validation, re-encoding the bodies that
+ *    cannot be stored as sent, the fold).
  * 2. Restart, twice: the service's start command (`node --import tsx apps/server/src/main.ts`) in a
  *    child process with `DATABASE_URL` = the same database, simulator off, snapshots on; timed from
  *    spawn until the first authenticated `GET /v1/tokens/{chain}/{address}` answers 200 with the
@@ -39,7 +40,7 @@
  * timed phase so none pays for the previous one's dirty pages.
  *
  *   node --expose-gc --max-old-space-size=8192 --import tsx apps/server/bench/ingest.ts
- *     [--trades 1000000] [--batch 2000] [--inflight 2] [--window 32] [--json] [--seed 1] [--restarts 3] [--embedded] [--verbose]
+ *     [--trades 1000000] [--batch 2000] [--inflight 2] [--window 32] [--json] [--seed 1] [--restarts 3] [--embedded] [--verbose] [--ingest-only]
  *
  * The last line is one JSON object.
  */
@@ -79,6 +80,8 @@ const seed = arg("seed", 1)
 /** Restarts from the snapshot (the reported `restartSeconds` is their median). */
 const snapshotRestarts = arg("restarts", 3)
 const forceEmbedded = process.argv.includes("--embedded")
+/** Phase 1 only (durable ingest and its step breakdown): no restarts, no raw baselines. For quick iterations. */
+const ingestOnly = process.argv.includes("--ingest-only")
 /** Echo the restarted service's output. */
 const verbose = process.argv.includes("--verbose")
 const gc = (globalThis as { gc?: () => void }).gc
@@ -416,33 +419,54 @@ const backendCpu = async (database: BenchDatabase, sql: SqlClient.SqlClient): Pr
 }
 
 /**
- * Per-event CPU of each step alone, single-threaded, on a sample of the same events: schema
- * validation (`Ingest.validateBatch`: decode + engine check), the stored body's encoding, and the
- * engine fold. The rest of the ingest time is the database and the driver.
+ * Per-event CPU of each step alone, single-threaded, on a sample of the same events, in the form
+ * the timed phase sends them: parsing the request body (`parse`), validation (`Ingest.validateBatch`:
+ * the fast decoder, the schema for what it declines, the engine's checks, and for NDJSON whether
+ * each line can be stored as sent), the canonical re-encoding of the stored bodies that cannot be
+ * kept as sent (`encodeBody`: every event of a JSON array, none of plain NDJSON lines; the count
+ * is `reencoded`), and the engine fold. The rest of the ingest time is the database, the driver
+ * and the collector.
  */
 const breakdown = (sampleEvents: number): Record<string, number> => {
   const market = Market.makeMarket()
-  const batches = [...simulatedBatches(sampleEvents)].map((b) => ({ events: b.events, wire: b.events.map((e) => Events.encodeMarketEvent(e)) }))
+  const bodies = [...simulatedBatches(sampleEvents)].map((b) => {
+    const lines = b.events.map((e) => JSON.stringify(Events.encodeMarketEvent(e)))
+    return format === "json" ? `[${lines.join(",")}]` : `${lines.join("\n")}\n`
+  })
   let n = 0
-  const cpu = { validate: 0, encodeBody: 0, fold: 0 }
+  let reencoded = 0
+  const cpu = { parse: 0, validate: 0, encodeBody: 0, fold: 0 }
   const cpuNow = () => {
     const c = process.cpuUsage()
     return c.user + c.system
   }
-  for (const batch of batches) {
+  for (const body of bodies) {
     let t = cpuNow()
-    const validated = Ingest.validateBatch(market, batch.wire)
+    const request = format === "json" ? { events: JSON.parse(body) as Array<unknown>, texts: undefined } : parseNdjsonBody(body)
+    cpu.parse += cpuNow() - t
+    t = cpuNow()
+    const validated = Ingest.validateBatch(market, request.events, new Map(), request.texts)
     cpu.validate += cpuNow() - t
     if ("issues" in validated) throw new Error("breakdown: the sample does not validate")
     t = cpuNow()
-    for (const event of validated.events) PgEventStore.bodyOf(event)
+    for (let i = 0; i < validated.events.length; i++) {
+      if (validated.bodies?.[i] !== undefined) continue
+      PgEventStore.bodyOf(validated.events[i]!)
+      reencoded++
+    }
     cpu.encodeBody += cpuNow() - t
     t = cpuNow()
     market.apply(validated.events)
     cpu.fold += cpuNow() - t
-    n += batch.events.length
+    n += validated.events.length
   }
-  return { validate: round(cpu.validate / n, 2), encodeBody: round(cpu.encodeBody / n, 2), fold: round(cpu.fold / n, 2) }
+  return {
+    parse: round(cpu.parse / n, 2),
+    validate: round(cpu.validate / n, 2),
+    encodeBody: round(cpu.encodeBody / n, 2),
+    reencoded,
+    fold: round(cpu.fold / n, 2)
+  }
 }
 
 const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> => {
@@ -495,14 +519,20 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
     const eluStart = performance.eventLoopUtilization()
     const started = performance.now()
     let next = 0
+    // Parsed and handed to ingest in one step, as the route does: the worker keeps no reference to
+    // the parsed values while its request is in flight (ingest decodes them at once and drops them).
+    const requestOf = (body: string) => {
+      const request = format === "json" ? { events: JSON.parse(body) as Array<unknown>, texts: undefined } : parseNdjsonBody(body)
+      return ingest.ingest(request.events, request.texts)
+    }
     const worker = async () => {
       while (next < window.length) {
         const batch = window[next++]!
         const sent = performance.now()
         const parseStarted = performance.now()
-        const request = format === "json" ? { events: JSON.parse(batch.body) as Array<unknown>, texts: undefined } : parseNdjsonBody(batch.body)
+        const effect = requestOf(batch.body)
         parseMs += performance.now() - parseStarted
-        const result = await Effect.runPromise(ingest.ingest(request.events, request.texts))
+        const result = await Effect.runPromise(effect)
         if (result.accepted !== batch.count) throw new Error(`batch ${batches}: ${result.accepted} of ${batch.count} accepted`)
         batchMs.push(performance.now() - sent)
         events += batch.count
@@ -856,6 +886,27 @@ const main = async (): Promise<void> => {
   const steps = breakdown(Math.min(ingested.events, 100_000))
   console.log(`  the steps alone, CPU µs per event (first ${Math.min(ingested.events, 100_000)} events, one thread): ${JSON.stringify(steps)}`)
   collect()
+  if (ingestOnly) {
+    const loadAtEnd = loadavg()
+    await cleanup()
+    console.log(JSON.stringify({
+      bench: "ingest",
+      ingestOnly: true,
+      database: database.engine,
+      trades: ingested.swaps,
+      events: ingested.events,
+      batchSize,
+      inflight,
+      format,
+      tradesPerSec: Math.round(tradesPerSec),
+      eventsPerSec: Math.round(eventsPerSec),
+      cpuMicrosPerEvent: cpuPerEvent,
+      stepMicrosPerEvent: steps,
+      loadAverage: round(loadAtEnd[0]!, 2),
+      loadAverageAtStart: round(loadAtStart[0]!, 2)
+    }))
+    return
+  }
 
   // Restart without a snapshot (an empty data directory: the whole log is replayed); its graceful
   // stop writes the shutdown snapshot of the 1M-trade state, which the second restart starts from.

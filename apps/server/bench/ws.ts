@@ -48,7 +48,7 @@ import { Simulator, tradeIdOf } from "@spot/domain"
 import type { MarketEvent, TokenBook, Trade, TradeRecord } from "@spot/domain"
 import { Market } from "@spot/application"
 import { Encoding } from "@spot/adapters-http"
-import { Framing, ownUpgrades, StreamServer } from "@spot/adapters-ws"
+import { Framing, ownUpgrades, pingSlots, StreamServer } from "@spot/adapters-ws"
 import type { Encoders, HandshakeGate, StreamHub } from "@spot/adapters-ws"
 
 const gc = (globalThis as { gc?: () => void }).gc
@@ -754,6 +754,19 @@ const latency = async (clients: Clients, breakdown: boolean) => {
       }
     }
   }
+  // Keep-alive: the longest synchronous step of one ping interval for the 1,000 connections (each
+  // tick pings one slot's connections), and what pinging all of them in one turn took (the 30
+  // ticks back to back: what a single sweep did). These clients never answer pings (the server's
+  // own ticks pinged some during the replay): marked alive, as answering clients would be, so that
+  // the measured ticks ping and drop nobody.
+  const keepAliveMs: Array<number> = []
+  for (const connection of hub.connections) connection.alive = true
+  for (let i = 0; i < pingSlots; i++) {
+    const t0 = performance.now()
+    server.stream.keepAliveTick()
+    keepAliveMs.push(performance.now() - t0)
+  }
+  const keepAlive = { longestTickMs: Math.max(...keepAliveMs), allTicksMs: keepAliveMs.reduce((a, b) => a + b, 0), connections: server.stream.connectionCount }
   const received = await clients.ask<TraceResult>({ cmd: "latency", group: "latency" })
   await clients.ask({ cmd: "close", group: "latency" })
   await server.close()
@@ -858,6 +871,7 @@ const latency = async (clients: Clients, breakdown: boolean) => {
     ...result,
     tradesPerSec,
     replayWindowUs,
+    keepAlive,
     slowestApplyMs: applyMs.at(-1) ?? NaN,
     applyP50Ms: percentile(applyMs, 0.5),
     applyP99Ms: percentile(applyMs, 0.99),
@@ -934,7 +948,9 @@ const printLatency = (lat: Awaited<ReturnType<typeof latency>>) =>
       `p99 ${lat.applyP99Ms.toFixed(2)} ms, max ${lat.slowestApplyMs.toFixed(1)} ms, process CPU mean ${lat.batchCpuMeanMs.toFixed(2)} ms; ` +
       `events per batch p50 ${lat.eventsPerBatchP50})\n` +
       `  from the tick the swap was available at (+ event-loop lag): ${fmtSummary(lat.fromTick)}; ` +
-      `from the swap's due time (+ the source's ${tickMs} ms batching): ${fmtSummary(lat.fromDue)}`
+      `from the swap's due time (+ the source's ${tickMs} ms batching): ${fmtSummary(lat.fromDue)}\n` +
+      `  keep-alive pings to ${lat.keepAlive.connections} connections: longest tick ${lat.keepAlive.longestTickMs.toFixed(2)} ms ` +
+      `(${pingSlots} ticks per interval; all of them in one turn ${lat.keepAlive.allTicksMs.toFixed(2)} ms)`
   )
 
 const printFanOut = (trades: FanOutResult, tokens: FanOutResult) => {
@@ -999,6 +1015,7 @@ if (mode === "idle-server") {
     tokenNaiveServerCpuUsPerFrame: round2(tokens.naiveCpuUs),
     p90Ms: Number(lat.p90.toFixed(3)),
     tickToReadP99Ms: Number(lat.fromTick.p99.toFixed(3)),
+    keepAliveLongestTickMs: round2(lat.keepAlive.longestTickMs),
     maxMs: Number(lat.max.toFixed(1)),
     latencySamples: lat.samples,
     tradesPerSec: Math.round(lat.tradesPerSec),

@@ -50,6 +50,8 @@ export class Connection {
   alive = true
   dirty = false
   closed = false
+  /** Keep-alive slot: pinged on this slot's tick (StreamServer.keepAliveTick). */
+  pingSlot = 0
   private readonly queue = new FrameQueue()
   /**
    * Writes whose bytes may still sit in Node's socket buffer, oldest first, as [bytes, frames]

@@ -9,9 +9,10 @@
  * A pipeline of three ordered steps, so that concurrent batches overlap the database's work with
  * the market's: batch N+1 is appended while batch N is folded.
  *
- * 1. Admission (a one-permit semaphore, first come first served): the batch is validated against
- *    the market plus the tokens launched by batches admitted before it and not folded yet, and
- *    takes its place in the order.
+ * 1. Admission (a one-permit semaphore, first come first served): the batch, decoded when
+ *    `ingest` was called (decoding needs no market state), is checked against the market plus the
+ *    tokens launched by batches admitted before it and not folded yet, and takes its place in the
+ *    order.
  * 2. Append, in admission order: a batch's append starts once the previous one has committed, so
  *    the log's order is the admission order. When an append fails, every batch admitted after it
  *    fails too without being appended (their validation counted on it).
@@ -113,49 +114,85 @@ const launchKeyOf = (event: MarketEvent): string | undefined =>
   event.type === "tokenLaunched" ? `${event.chain}:${Chain.canonicalAddress(event.chain, event.token)}` : undefined
 
 /**
- * Decodes and checks a batch against the market as it is plus the batch's own earlier events
- * (and `launchedEarlier`: tokens launched by batches accepted before it, not folded yet).
- * Returns the decoded events, or every problem found (each on its `events[i].field`).
- *
- * Each event goes through the hand-written decoder for the plain wire form first, and through the
- * schema when that one declines (the schema then accepts what the fast path left to it, or says
- * what is wrong, with paths): `decodeMarketEventFast` accepts a subset of what the schema accepts
- * and gives the same value (property-tested), so the result is the schema's.
+ * A batch decoded, not yet checked against the market: `events[i]` is the decoded event or
+ * undefined when it did not decode (its problems are in `issues[i]`). Decoding needs no market
+ * state, so it is done once, before the batch waits for admission, and the raw JSON values can be
+ * dropped right after (they are most of what a batch in flight would otherwise keep alive).
+ */
+export interface DecodedBatch {
+  readonly events: ReadonlyArray<MarketEvent | undefined>
+  /** The JSON text to store for `events[i]` when it can be stored as it came, else undefined. */
+  readonly bodies: ReadonlyArray<string | undefined> | undefined
+  /** The decoding problems of each event that did not decode (sparse: only those). */
+  readonly issues: ReadonlyMap<number, ReadonlyArray<FieldIssue>>
+}
+
+/**
+ * Decodes a batch of raw (JSON-parsed) events. Each goes through the hand-written decoder for the
+ * plain wire form first, and through the schema when that one declines (the schema then accepts
+ * what the fast path left to it, or says what is wrong, with paths): `decodeMarketEventFast`
+ * accepts a subset of what the schema accepts and gives the same value (property-tested), so the
+ * result is the schema's.
  *
  * With `texts` (the JSON text of each raw event), `bodies[i]` is `texts[i]` when that text can be
  * stored as is (decoded on the fast path, nothing but the event's fields), else undefined.
  */
-export const validateBatch = (
+export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray<string>): DecodedBatch => {
+  const events = new Array<MarketEvent | undefined>(batch.length)
+  const bodies: Array<string | undefined> | undefined = texts === undefined ? undefined : new Array<string | undefined>(batch.length)
+  const issues = new Map<number, Array<FieldIssue>>()
+  for (let i = 0; i < batch.length; i++) {
+    const raw = batch[i]
+    const fast = Events.decodeMarketEventFast(raw)
+    if (fast !== undefined) {
+      events[i] = fast
+      if (bodies !== undefined) {
+        const text = texts![i]
+        bodies[i] = text !== undefined && Events.carriesOnlyEventFields(raw as object, fast) ? text : undefined
+      }
+      continue
+    }
+    const decoded = decodeEvent(raw, decodeOptions)
+    if (Exit.isSuccess(decoded)) {
+      events[i] = decoded.value
+      continue
+    }
+    const id = idOf(raw)
+    const found: Array<FieldIssue> = []
+    for (const reason of decoded.cause.reasons) {
+      if (reason._tag !== "Fail") continue
+      for (const entry of formatIssue(reason.error).issues) {
+        found.push({ field: fieldOf(i, entry.path ?? []), message: withId(id, entry.message === "Missing key" ? "is required" : entry.message) })
+      }
+    }
+    issues.set(i, found)
+  }
+  return { events, bodies, issues }
+}
+
+/**
+ * Checks a decoded batch against the market as it is plus the batch's own earlier events (and
+ * `launchedEarlier`: tokens launched by batches accepted before it, not folded yet). Returns the
+ * events (and the bodies to store), or every problem found, decoding's included, in event order
+ * (each on its `events[i].field`).
+ */
+export const checkBatch = (
   market: Market["Service"],
-  batch: ReadonlyArray<unknown>,
-  launchedEarlier: ReadonlyMap<string, unknown> = new Map(),
-  texts?: ReadonlyArray<string>
+  decoded: DecodedBatch,
+  launchedEarlier: ReadonlyMap<string, unknown> = new Map()
 ):
   | { readonly events: Array<MarketEvent>; readonly bodies: Array<string | undefined> | undefined }
   | { readonly issues: Array<FieldIssue> } =>
 {
   const issues: Array<FieldIssue> = []
   const events: Array<MarketEvent> = []
-  const bodies: Array<string | undefined> | undefined = texts === undefined ? undefined : []
+  const bodies: Array<string | undefined> | undefined = decoded.bodies === undefined ? undefined : []
   const launchedInBatch = new Set<string>()
-  for (let i = 0; i < batch.length; i++) {
-    const raw = batch[i]
-    const fast = Events.decodeMarketEventFast(raw)
-    let event: MarketEvent
-    if (fast !== undefined) event = fast
-    else {
-      const decoded = decodeEvent(raw, decodeOptions)
-      if (Exit.isFailure(decoded)) {
-        const id = idOf(raw)
-        for (const reason of decoded.cause.reasons) {
-          if (reason._tag !== "Fail") continue
-          for (const entry of formatIssue(reason.error).issues) {
-            issues.push({ field: fieldOf(i, entry.path ?? []), message: withId(id, entry.message === "Missing key" ? "is required" : entry.message) })
-          }
-        }
-        continue
-      }
-      event = decoded.value
+  for (let i = 0; i < decoded.events.length; i++) {
+    const event = decoded.events[i]
+    if (event === undefined) {
+      for (const issue of decoded.issues.get(i) ?? []) issues.push(issue)
+      continue
     }
     const launched = launchKeyOf(event)
     if (launched !== undefined) launchedInBatch.add(launched)
@@ -168,12 +205,24 @@ export const validateBatch = (
       }
     }
     events.push(event)
-    if (bodies !== undefined) {
-      bodies.push(fast !== undefined && texts![i] !== undefined && Events.carriesOnlyEventFields(raw as object, event) ? texts![i] : undefined)
-    }
+    if (bodies !== undefined) bodies.push(decoded.bodies![i])
   }
   return issues.length > 0 ? { issues } : { events, bodies }
 }
+
+/**
+ * Decodes and checks a batch against the market as it is plus the batch's own earlier events
+ * (`decodeBatch`, then `checkBatch`). Returns the decoded events, or every problem found (each on
+ * its `events[i].field`).
+ */
+export const validateBatch = (
+  market: Market["Service"],
+  batch: ReadonlyArray<unknown>,
+  launchedEarlier: ReadonlyMap<string, unknown> = new Map(),
+  texts?: ReadonlyArray<string>
+):
+  | { readonly events: Array<MarketEvent>; readonly bodies: Array<string | undefined> | undefined }
+  | { readonly issues: Array<FieldIssue> } => checkBatch(market, decodeBatch(batch, texts), launchedEarlier)
 
 /** A batch that passed admission: its events, and the texts to store for some of them. */
 interface Admitted {
@@ -334,9 +383,13 @@ export const make = Effect.gen(function*() {
     if (batch.length > maxBatchSize) {
       return Effect.fail(new ValidationFailed({ issues: [{ field: "events", message: `at most ${maxBatchSize} events per request; split the batch` }] }))
     }
-    // Validated against the market as the log has it plus the batches ahead of it in the pipeline.
+    // Decoded now, once (no market state needed; the effect may run more than once): from here on
+    // the raw JSON values are not referenced, so they need not survive collections while the batch
+    // waits, is appended and is folded. Checked against the market as the log has it plus the
+    // batches ahead of it in the pipeline, under the admission permit.
+    const decoded = decodeBatch(batch, texts)
     const check = Effect.suspend(() => {
-      const validated = validateBatch(market, batch, pendingLaunches, texts)
+      const validated = checkBatch(market, decoded, pendingLaunches)
       return "issues" in validated ? Effect.fail(new ValidationFailed({ issues: validated.issues })) : Effect.succeed<Admitted>(validated)
     })
     return Effect.mapError(submit(check), (error) => (error instanceof StoreUnavailable ? storeUnavailable() : error))

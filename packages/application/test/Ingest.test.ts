@@ -90,4 +90,43 @@ describe("Ingest", () => {
       expect(result).toEqual({ accepted: 50, duplicates: 0 })
     }).pipe(Effect.provide(layer))
   })
+  it.effect("problems of decoding and of the engine's checks are reported together, in event order", () => {
+    const { store, market, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const swap = wire.find((e) => e.type === "swap")! as { token: string; id: string; timestamp: number }
+      const launch = wire.find((e) => e.type === "tokenLaunched" && (e as { token: string }).token === swap.token)!
+      // 0: the swap before its token's launch (the engine's check); 1: a field that does not decode;
+      // 2: the launch; 3: the swap, now fine; 4: missing field and a bad amount (two problems).
+      const { timestamp: _, ...noTimestamp } = swap as { timestamp: unknown }
+      const batch = [swap, { ...swap, id: "x:1", side: "sideways" }, launch, { ...swap, id: "x:2" }, { ...noTimestamp, id: "x:3", quoteAmount: "-x" }]
+      const error = yield* Effect.flip(ingest.ingest(batch))
+      expect(error._tag).toBe("ValidationFailed")
+      if (error._tag !== "ValidationFailed") return
+      const fields = error.issues.map((i) => i.field)
+      expect(fields[0]).toBe("events[0]")
+      expect(fields[1]).toBe("events[1].side")
+      expect(fields.slice(2).sort()).toEqual(["events[4].quoteAmount", "events[4].timestamp"])
+      expect(error.issues[0]!.message).toContain(swap.id)
+      expect(store.log.length).toBe(0)
+      expect(market.engine.stats.events).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the raw values are decoded when ingest is called: the effect runs again (duplicates) without reading them", () => {
+    const { store, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const batch: Array<unknown> = wire.slice(0, 40).map((e) => ({ ...e }))
+      const texts = batch.map((e) => JSON.stringify(e))
+      const effect = ingest.ingest(batch, texts)
+      // The caller's arrays and objects may change or go once the call returned.
+      for (const raw of batch) for (const key of Object.keys(raw as object)) delete (raw as Record<string, unknown>)[key]
+      batch.length = 0
+      texts.length = 0
+      expect(yield* effect).toEqual({ accepted: 40, duplicates: 0 })
+      expect(yield* effect).toEqual({ accepted: 0, duplicates: 40 })
+      expect(store.log.map((s) => s.event)).toEqual(simulated.slice(0, 40))
+    }).pipe(Effect.provide(layer))
+  })
 })

@@ -57,6 +57,12 @@ export const parseNdjson = (
   return issues.length > 0 ? { issues } : { events, texts }
 }
 
+/** An NDJSON body parsed and handed to `ingest`, or its lines that do not parse. */
+const ingestNdjson = (ingest: Ingest.IngestShape, text: string): Effect.Effect<Ingest.IngestResult, ValidationFailed | Unavailable | ApiError> => {
+  const parsed = parseNdjson(text)
+  return "issues" in parsed ? Effect.fail(ApiError.validation(parsed.issues)) : ingest.ingest(parsed.events, parsed.texts)
+}
+
 export const routes: Layer.Layer<
   never,
   never,
@@ -68,16 +74,16 @@ export const routes: Layer.Layer<
     handler: ({ request }) =>
       Effect.gen(function*() {
         const ingest = yield* Ingest.Ingest
-        let result: Ingest.IngestResult
-        if (isNdjson(request.headers["content-type"])) {
-          const parsed = parseNdjson(yield* Effect.catch(request.text, () => Effect.fail(invalidJson)))
-          if ("issues" in parsed) return yield* Effect.fail(ApiError.validation(parsed.issues))
-          result = yield* ingest.ingest(parsed.events, parsed.texts)
-        } else {
-          const body = yield* Effect.catch(request.json, () => Effect.fail(invalidJson))
-          if (!Array.isArray(body)) return yield* Effect.fail(notAnArray)
-          result = yield* ingest.ingest(body)
-        }
+        // The parsed values are handed to `ingest` without this generator keeping them: ingest
+        // decodes them at once and drops them, so they need not survive while the batch waits, is
+        // appended and is folded.
+        const result: Ingest.IngestResult = isNdjson(request.headers["content-type"])
+          ? yield* Effect.flatMap(Effect.catch(request.text, () => Effect.fail(invalidJson)), (text) => ingestNdjson(ingest, text))
+          : yield* Effect.flatMap(
+            Effect.catch(request.json, () => Effect.fail(invalidJson)),
+            (body): Effect.Effect<Ingest.IngestResult, ValidationFailed | Unavailable | ApiError> =>
+              Array.isArray(body) ? ingest.ingest(body) : Effect.fail(notAnArray)
+          )
         return ApiRoute.preEncoded(JSON.stringify({ accepted: result.accepted, duplicates: result.duplicates }))
       })
   })

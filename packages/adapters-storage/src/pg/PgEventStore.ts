@@ -8,9 +8,9 @@
  * transaction otherwise. The common case, no id already in the log, is a plain INSERT that returns
  * one row (how many, the last seq): no `ON CONFLICT` check per row (about a fifth of the
  * database's work) and no row per event to send back. When an id is already there (a retried
- * batch) that INSERT fails on the unique constraint, nothing of it stays, and the append runs
- * again as `INSERT ... ON CONFLICT (id) DO NOTHING RETURNING id, seq`, which tells which ids were
- * new. Replay: keyset pages (`seq > last ORDER BY seq LIMIT n`), the next page read while the
+ * batch) or repeats inside the batch, that INSERT fails on the unique constraint, nothing of it
+ * stays, and the append runs again without the repeats as `INSERT ... ON CONFLICT (id) DO NOTHING
+ * RETURNING id, seq`, which tells which ids were new. Replay: keyset pages (`seq > last ORDER BY seq LIMIT n`), the next page read while the
  * previous one is folded.
  */
 import { Duration, Effect, Layer, Option, Result, Stream } from "effect"
@@ -48,15 +48,6 @@ const unavailable = (what: string) => (cause: unknown) =>
 
 const textArray = (values: ReadonlyArray<string>): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, PgTypes.OID.text))
 const float8Array = (values: ReadonlyArray<number>): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, PgTypes.OID.float8))
-
-/** True when no id repeats (the usual case: then the batch is stored as given, no copy). */
-const allDistinct = (events: ReadonlyArray<MarketEvent>, seen: Set<string>): boolean => {
-  for (const event of events) {
-    if (seen.has(event.id)) return false
-    seen.add(event.id)
-  }
-  return true
-}
 
 const chunkStarts = (count: number, size: number): Array<number> => {
   const starts: Array<number> = []
@@ -168,29 +159,34 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         return { accepted, duplicates: 0, lastSeq }
       })
 
+    /** The batch without repeated ids (the first occurrence of each is kept, with its body). */
+    const withoutRepeats = (events: ReadonlyArray<MarketEvent>, bodies: ReadonlyArray<string | undefined> | undefined) => {
+      const seen = new Set<string>()
+      const kept: Array<MarketEvent> = []
+      const keptBodies: Array<string | undefined> = []
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!
+        if (seen.has(event.id)) continue
+        seen.add(event.id)
+        kept.push(event)
+        keptBodies.push(bodies?.[i])
+      }
+      return { unique: kept, given: bodies === undefined ? undefined : keptBodies }
+    }
+
     const append = (events: ReadonlyArray<MarketEvent>, bodies?: ReadonlyArray<string | undefined>): Effect.Effect<AppendResult, StoreUnavailable> =>
       Effect.suspend(() => {
-        // Repeats inside the batch count as duplicates; the first occurrence is the one stored.
-        const seen = new Set<string>()
-        let unique: Array<MarketEvent> | ReadonlyArray<MarketEvent> = events
-        let given = bodies
-        if (!allDistinct(events, seen)) {
-          seen.clear()
-          const kept: Array<MarketEvent> = []
-          const keptBodies: Array<string | undefined> = []
-          for (let i = 0; i < events.length; i++) {
-            const event = events[i]!
-            if (seen.has(event.id)) continue
-            seen.add(event.id)
-            kept.push(event)
-            keptBodies.push(bodies?.[i])
-          }
-          unique = kept
-          given = bodies === undefined ? undefined : keptBodies
-        }
-        if (unique.length === 0) return Effect.succeed<AppendResult>({ accepted: [], duplicates: events.length, lastSeq: 0 })
-        const write = appendAllNew(unique, given).pipe(
-          Effect.catch((error) => (error === null ? appendSkippingKnown(unique, given) : Effect.fail(error)))
+        if (events.length === 0) return Effect.succeed<AppendResult>({ accepted: [], duplicates: 0, lastSeq: 0 })
+        // The common case goes in as given, without looking for repeated ids first: a repeat
+        // inside the batch violates the unique constraint just as an id already in the log does,
+        // the plain INSERT then stores nothing, and the fallback drops the repeats (the first
+        // occurrence is the one stored; the others count as duplicates) before skipping known ids.
+        const write = appendAllNew(events, bodies).pipe(
+          Effect.catch((error) => {
+            if (error !== null) return Effect.fail(error)
+            const { given, unique } = withoutRepeats(events, bodies)
+            return appendSkippingKnown(unique, given)
+          })
         )
         return Effect.map(bounded("append", write), (result): AppendResult => ({ ...result, duplicates: events.length - result.accepted.length }))
       })

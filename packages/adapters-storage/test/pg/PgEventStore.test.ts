@@ -59,6 +59,34 @@ describe(`PgEventStore (${database.engine})`, () => {
         expect(result.duplicates).toBe(51)
       }))
 
+    it.effect("a fresh batch repeating an id inside itself (none in the log): the first occurrence is stored, with its body, the repeats count as duplicates", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore
+        const sql = yield* SqlClient.SqlClient
+        // Longer than one statement (700 rows), the repeats in the second one: the transaction's
+        // plain INSERT fails on them, the append runs again without them.
+        const events = simulated(3, 51).slice(0, 1_000)
+        expect(events.length).toBe(1_000)
+        const batch = [...events.slice(0, 900), events[5]!, ...events.slice(900), events[950]!]
+        // Given bodies (a leading space: not the canonical text) at the repeat of events[5] (index
+        // 900) and at the first occurrence of events[950] (index 951), none at its repeat (1001).
+        const bodies = batch.map((e, i) => (i === 900 || (i >= 901 && i <= 1000) ? ` ${PgEventStore.bodyOf(e)}` : undefined))
+        const result = yield* store.append(batch, bodies)
+        expect(result.accepted.map((e) => e.id)).toEqual(events.map((e) => e.id))
+        expect(result.duplicates).toBe(2)
+        const replayed = yield* replayAll(store)
+        const mine = replayed.filter((r) => events.some((e) => e.id === r.event.id))
+        expect(mine.map((r) => r.event.id)).toEqual(events.map((e) => e.id))
+        expect(result.lastSeq).toBe(mine[mine.length - 1]!.seq)
+        // Each id keeps its first occurrence's body.
+        const rows = yield* sql<{ id: string; body: string }>`SELECT id, body FROM market_events WHERE id IN ${sql.in([events[5]!.id, events[950]!.id])}`
+        const stored = new Map(rows.map((r) => [r.id, r.body]))
+        expect(stored.get(events[5]!.id)).toBe(PgEventStore.bodyOf(events[5]!))
+        expect(stored.get(events[950]!.id)).toBe(` ${PgEventStore.bodyOf(events[950]!)}`)
+        const again = yield* store.append(batch, bodies)
+        expect(again).toEqual({ accepted: [], duplicates: batch.length, lastSeq: 0 })
+      }))
+
     it.effect("a known id in a later statement of a multi-statement append: nothing doubled, the new ids stored once, in batch order", () =>
       Effect.gen(function*() {
         const store = yield* EventStore

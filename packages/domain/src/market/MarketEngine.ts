@@ -589,10 +589,21 @@ export class MarketEngine {
     return this.nativeUsd.get(chain)
   }
 
-  /** The newest trades of one token, newest first, strictly after the keyset position. */
-  tokenTradePage(chain: Chain, address: string, after: { timestamp: number; seq: number } | null, limit: number) {
+  /**
+   * The newest trades of one token held in memory, newest first, strictly after the keyset
+   * position. `olderElsewhere`: memory has dropped older trades of the token, so past this page
+   * there are more, in the trade archive (docs/storage.md, "Trade history").
+   */
+  tokenTradePage(
+    chain: Chain,
+    address: string,
+    after: { timestamp: number; seq: number } | null,
+    limit: number
+  ): { readonly records: Array<TradeRecord>; readonly hasMore: boolean; readonly olderElsewhere: boolean } {
     const ring = this.tokenOn(chain, address)?.recentTrades
-    return ring === undefined ? { records: [], hasMore: false } : ring.page(after, limit)
+    if (ring === undefined) return { records: [], hasMore: false, olderElsewhere: false }
+    const page = ring.page(after, limit)
+    return { records: page.records, hasMore: page.hasMore, olderElsewhere: !page.hasMore && ring.dropped }
   }
 
   /** The newest trades of an identity feed on the given chains, newest first. */

@@ -58,6 +58,12 @@ const split = (value: bigint): Float64Array => {
   }
   scratch[0] = Number(BigInt.asUintN(52, value))
   const rest = value >> BITS
+  if (rest >= 0n && rest < BASE_BIG) {
+    // below 2^104 (money in 10^-18 units, wei): two limbs
+    scratch[1] = Number(rest)
+    scratch[2] = 0
+    return scratch
+  }
   scratch[1] = Number(BigInt.asUintN(52, rest))
   const top = Number(rest >> BITS)
   if (!(top < TOP_LIMIT && top >= -TOP_LIMIT)) throw new RangeError(`integer out of the wide range: ${value}`)

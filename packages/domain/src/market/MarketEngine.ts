@@ -381,7 +381,8 @@ export class MarketEngine {
     const created = this.tokensByCreator.get(creatorKey)
     if (created === undefined) this.tokensByCreator.set(creatorKey, [token])
     else created.push(token)
-    this.touch(token, e.timestamp)
+    // New: its updatedAt is its creation time.
+    this.changedTokens.add(token)
     return undefined
   }
 

@@ -365,6 +365,10 @@ const flagCodeOf = (flags: ReadonlyArray<string>): number => {
 
 const noIdentities: ReadonlyArray<IdentityProfile> = Object.freeze([])
 
+/** The last `nativeUsd` a feed wrote, split (module-level: rows of every feed share it). */
+let lastNativeUsd = -1n
+const lastNativeUsdLimbs = new Float64Array(Wide.LIMBS)
+
 /** What a row keeps outside its columns: identities, and ids, hashes, terminals or flags of unusual shape. */
 interface UnusualTexts {
   id?: string
@@ -536,7 +540,14 @@ export class TradeRing {
     numbers[at + N_SIDE] = r.side === "sell" ? 1 : 0
     Wide.write(numbers, at + N_TOKEN_AMOUNT, r.tokenAmount)
     Wide.write(numbers, at + N_NATIVE_AMOUNT, r.nativeAmount)
-    Wide.write(numbers, at + N_NATIVE_USD, r.nativeUsd)
+    // One USD price serves a chain's swaps until it moves: its limbs are copied, not split again.
+    if (r.nativeUsd !== lastNativeUsd) {
+      Wide.write(lastNativeUsdLimbs, 0, r.nativeUsd)
+      lastNativeUsd = r.nativeUsd
+    }
+    numbers[at + N_NATIVE_USD] = lastNativeUsdLimbs[0]!
+    numbers[at + N_NATIVE_USD + 1] = lastNativeUsdLimbs[1]!
+    numbers[at + N_NATIVE_USD + 2] = lastNativeUsdLimbs[2]!
     const refs = this.refs
     const ref = row * R_STRIDE
     refs[ref + R_CONTEXT] = r.context

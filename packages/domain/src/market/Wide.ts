@@ -87,6 +87,12 @@ export const MAX: bigint = (1n << 156n) - 1n
  * absurd price) are stored saturated at ±MAX; sums never get there (the engine bounds its inputs).
  */
 export const write = (column: Float64Array, at: number, value: bigint): void => {
+  if (value >= 0n && value < BASE_BIG) {
+    column[at] = Number(value)
+    column[at + 1] = 0
+    column[at + 2] = 0
+    return
+  }
   const limbs = split(value > MAX ? MAX : value < -MAX ? -MAX : value)
   column[at] = limbs[0]!
   column[at + 1] = limbs[1]!

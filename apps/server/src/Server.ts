@@ -5,11 +5,11 @@
 import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
-import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots } from "@spot/application"
+import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
 import { AdminKeys, ApiServer, Contract, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
-import { ApiKeyHash, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore } from "@spot/adapters-storage"
+import { ApiKeyHash, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore, MemoryTradeStore } from "@spot/adapters-storage"
 import type { ServerConfig } from "./ServerConfig.js"
 import { embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
 import * as StreamGate from "./StreamGate.js"
@@ -148,9 +148,18 @@ export interface ServerOverrides {
   readonly streamLimits?: Partial<StreamLimits>
   /** Where engine snapshots are kept; default files in `SPOT_DATA_DIR/snapshots` (used when `config.snapshots` is on). */
   readonly snapshotStore?: Layer.Layer<SnapshotStore>
+  /** The trade archive; default the `trade_archive` table of the database. */
+  readonly tradeStore?: Layer.Layer<TradeStore>
   /** The event log's identity; default the `spot_log_identity` row of the database. */
   readonly logIdentity?: Layer.Layer<LogIdentity>
 }
+
+/**
+ * The trade archive: the override, else the database's `trade_archive` when the event log is the
+ * database's too; a service given another event log (tests) keeps its archive in memory as well.
+ */
+const tradeStoreOf = (overrides: ServerOverrides, database: Layer.Layer<PgDatabase.Database>): Layer.Layer<TradeStore> =>
+  overrides.tradeStore ?? (overrides.eventStore === undefined ? PgTradeStore.layer().pipe(Layer.provide(database)) : MemoryTradeStore.layer())
 
 export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => {
   const developmentKey = developmentKeyOf(config)
@@ -179,6 +188,10 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
       return (cpu.user + cpu.system) / 1000
     }
   }
+  // Trades past memory: written to the trade archive after each fold, read by deep trade pages.
+  const tradeHistory = Layer.orDie(TradeHistory.layer()).pipe(
+    Layer.provide(Layer.merge(market, tradeStoreOf(overrides, database)))
+  )
   const snapshots = Snapshots.layer(snapshotSettings).pipe(
     Layer.provide(
       Layer.merge(
@@ -188,6 +201,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
           (snapshotSettings.enabled ? LogIdentityLive.layerPg.pipe(Layer.provide(database)) : LogIdentityLive.layerFixed("unused"))
       )
     ),
+    Layer.provideMerge(tradeHistory),
     Layer.provideMerge(ingest)
   )
   const services = Layer.mergeAll(

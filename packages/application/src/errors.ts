@@ -30,4 +30,5 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{
   readonly message: string
 }> {}
 
-export type ReadError = ValidationFailed | UnsupportedChain | NotFound
+/** What a read can fail with (`Unavailable`: a page reaching into the trade archive while it is down). */
+export type ReadError = ValidationFailed | UnsupportedChain | NotFound | Unavailable

@@ -182,7 +182,7 @@ describe("durable ingest on the real server", () => {
     expect(server.market.engine.stats.events).toBeLessThanOrEqual(events.length)
   })
 
-  it("restarts with the same state: identical REST responses", async () => {
+  it("restarts with the same state: identical REST responses, a token's whole trade history included", async () => {
     const tokens = [...server.market.engine.allTokens()].filter((t) => t.hasMarket).slice(0, 5)
     expect(tokens.length).toBeGreaterThan(0)
     const paths = [
@@ -190,12 +190,32 @@ describe("durable ingest on the real server", () => {
       "/v1/trades?identity=kol&limit=100"
     ]
     server.market.advanceTo(Date.now())
+    // The busiest token's whole trade history: past the newest 50 kept in memory, from the trade archive.
+    const busiest = [...server.market.engine.allTokens()]
+      .map((t) => ({ t, swaps: events.filter((e: any) => e.type === "swap" && e.chain === t.chain && e.token === t.address).length }))
+      .sort((a, b) => b.swaps - a.swaps)[0]!
+    expect(busiest.swaps).toBeGreaterThan(server.market.engine.options.recentTradesPerToken + 20)
+    const allPages = async (path: string) => {
+      const pages: Array<string> = []
+      let cursor: string | null = null
+      do {
+        const page = await get(server, `${path}?limit=40${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
+        expect(page.status, page.text.slice(0, 300)).toBe(200)
+        pages.push(page.text)
+        cursor = JSON.parse(page.text).nextCursor
+      } while (cursor !== null)
+      return pages
+    }
+    const historyPath = `/v1/tokens/${busiest.t.chain}/${busiest.t.address}/trades`
+    const historyBefore = await allPages(historyPath)
+    expect(historyBefore.flatMap((text) => JSON.parse(text).trades).length).toBe(busiest.swaps)
     const before = await Promise.all(paths.map((p) => get(server, p)))
     const statsBefore = server.market.engine.stats
     await server.close()
 
     server = await startServer(databaseUrl)
     expect(server.market.engine.stats).toEqual(statsBefore)
+    expect(await allPages(historyPath)).toEqual(historyBefore)
     const after = await Promise.all(paths.map((p) => get(server, p)))
     for (let i = 0; i < paths.length; i++) {
       expect(after[i]!.status, paths[i]).toBe(200)

@@ -8,19 +8,20 @@ import { Effect, type Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { DiscoveryRequest } from "@spot/domain"
 import { DiscoveryQueries, PositionQueries, TokenQueries, TradeQueries } from "@spot/application"
-import type { CursorSecret, Market, ReadError } from "@spot/application"
+import type { CursorSecret, Market, ReadError, TradeHistory } from "@spot/application"
 import type { ApiError } from "../ApiError.js"
 import * as ApiRoute from "../ApiRoute.js"
 import { discoveryBytes, encodeCandles, encodePositionsPage, tokenBytes, tradePageBytes } from "./Encoding.js"
 import { IdentityTradesParams, OhlcvParams, PositionsParams, TokenParams, TokenPathParams, TokenTradesParams } from "./Params.js"
 
-/** Needs the market and the cursor secret. */
+/** Needs the market, the cursor secret and the trade history (pages past memory). */
 export const routes: Layer.Layer<
   never,
   never,
   | HttpRouter.HttpRouter
   | HttpRouter.Request<"Requires", Market.Market>
   | HttpRouter.Request<"Requires", CursorSecret.CursorSecret>
+  | HttpRouter.Request<"Requires", TradeHistory.TradeHistory>
   | HttpRouter.Request<"Error", ReadError | ApiError>
 > = HttpRouter.addAll([
   ApiRoute.get("/v1/tokens/:chain/:address", {

@@ -56,10 +56,37 @@ const createLogIdentity = Effect.gen(function*() {
   yield* sql`INSERT INTO spot_log_identity (log_id) VALUES (gen_random_uuid()::text)`
 })
 
+const createTradeArchive = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // Trades past memory (docs/storage.md, "Trade history"): each trade as the engine made it,
+  // keyed and ordered as trade pages read them (a token's trades, newest first by time then seq),
+  // so a page is one index range scan. `token_key` is a 53-bit hash of chain and token: a narrow
+  // key (the index is most of a write's cost); pages also match `chain` and `token`, so a hash
+  // shared by two tokens costs a longer scan, never a wrong row. `spot_trade_archive_state.last_seq`:
+  // every trade up to it is stored (writes go in seq order), kept with each write in the same statement.
+  yield* sql`
+    CREATE TABLE trade_archive (
+      token_key bigint NOT NULL,
+      occurred_at bigint NOT NULL,
+      seq bigint NOT NULL,
+      chain text NOT NULL,
+      token text NOT NULL,
+      body text NOT NULL,
+      PRIMARY KEY (token_key, occurred_at, seq)
+    )`
+  yield* sql`
+    CREATE TABLE spot_trade_archive_state (
+      singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+      last_seq bigint NOT NULL
+    )`
+  yield* sql`INSERT INTO spot_trade_archive_state (last_seq) VALUES (0)`
+})
+
 export const loader = Migrator.fromRecord({
   "1_create_event_log": createEventLog,
   "2_create_api_keys": createApiKeys,
-  "3_create_log_identity": createLogIdentity
+  "3_create_log_identity": createLogIdentity,
+  "4_create_trade_archive": createTradeArchive
 })
 
 /** Runs the migrations not yet applied; returns those it ran. */

@@ -6,7 +6,10 @@ import { Effect } from "effect"
 import type { TradeRecord } from "@spot/domain"
 import { Chain, Cursor, TradeKeyset } from "@spot/domain"
 import { CursorSecret } from "../CursorSecret.js"
+import { Unavailable } from "../errors.js"
 import { Market } from "../Market.js"
+import type { TradePosition } from "../ports/TradeStore.js"
+import { TradeHistory } from "../TradeHistory.js"
 import { Issues, refuseUnknown } from "./Params.js"
 import type { TokenPath } from "./TokenQueries.js"
 
@@ -14,7 +17,10 @@ import type { TokenPath } from "./TokenQueries.js"
 export const defaultTradeLimit = 20
 export const maxTradeLimit = 100
 
-/** A page of trade records; the adapter encodes each record once and reuses it. */
+/**
+ * A page of trade records, newest first: from memory, and when the page reaches past memory, from
+ * the trade history. The adapter encodes each record once and reuses it.
+ */
 export interface TradeRecordPage {
   readonly records: ReadonlyArray<TradeRecord>
   readonly nextCursor: string | null
@@ -39,7 +45,7 @@ const afterOf = (issues: Issues, position: ReadonlyArray<string | number | null>
 const maxRecentCursors = 4_096
 const recentCursors = new WeakMap<Uint8Array, Map<string, string>>()
 
-const cursorAfter = (secret: Uint8Array, binding: string, last: TradeRecord): string => {
+const cursorAfter = (secret: Uint8Array, binding: string, last: TradePosition): string => {
   let recent = recentCursors.get(secret)
   if (recent === undefined) recentCursors.set(secret, recent = new Map())
   const key = `${last.timestamp}:${last.seq}:${binding}`
@@ -57,7 +63,7 @@ const pageOf = (
   binding: string,
   page: { readonly records: ReadonlyArray<TradeRecord>; readonly hasMore: boolean }
 ): TradeRecordPage => {
-  const last = page.records[page.records.length - 1]
+  const last: TradePosition | undefined = page.records[page.records.length - 1]
   return {
     records: page.records,
     hasMore: page.hasMore,
@@ -80,7 +86,22 @@ export const tokenTrades = Effect.fnUntraced(function*(path: TokenPath, params: 
   const after = afterOf(issues, issues.cursor(secret, binding, params.cursor))
   yield* issues.check()
   const market = yield* Market
-  return pageOf(secret, binding, market.engine.tokenTradePage(chain!, address!, after, limit))
+  const memory = market.engine.tokenTradePage(chain!, address!, after, limit)
+  if (!memory.olderElsewhere) return pageOf(secret, binding, memory)
+  // Past what memory holds: the rest of the page (and one more, to know whether more remain) from
+  // the trade history, older than the last trade of memory's part (or the cursor).
+  const wanted = limit - memory.records.length
+  // A full page from memory: older trades exist (memory dropped some), so more remain.
+  if (wanted === 0) return pageOf(secret, binding, { records: memory.records, hasMore: true })
+  const history = yield* TradeHistory
+  const lastHeld = memory.records[memory.records.length - 1]
+  const before = lastHeld === undefined ? after : { timestamp: lastHeld.timestamp, seq: lastHeld.seq }
+  const older = yield* history.older(chain!, address!, before, wanted + 1).pipe(
+    Effect.mapError(() =>
+      new Unavailable({ message: "This page reaches past the trades held in memory, and the trade archive cannot be read right now." })
+    )
+  )
+  return pageOf(secret, binding, { records: [...memory.records, ...older.slice(0, wanted)], hasMore: older.length > wanted })
 })
 
 export const identityTradesParameters = ["identity", "chains", "limit", "cursor"] as const

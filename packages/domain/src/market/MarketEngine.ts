@@ -381,7 +381,8 @@ export class MarketEngine {
     const created = this.tokensByCreator.get(creatorKey)
     if (created === undefined) this.tokensByCreator.set(creatorKey, [token])
     else created.push(token)
-    this.touch(token, e.timestamp)
+    // New: its updatedAt is its creation time.
+    this.changedTokens.add(token)
     return undefined
   }
 
@@ -589,10 +590,21 @@ export class MarketEngine {
     return this.nativeUsd.get(chain)
   }
 
-  /** The newest trades of one token, newest first, strictly after the keyset position. */
-  tokenTradePage(chain: Chain, address: string, after: { timestamp: number; seq: number } | null, limit: number) {
+  /**
+   * The newest trades of one token held in memory, newest first, strictly after the keyset
+   * position. `olderElsewhere`: memory has dropped older trades of the token, so past this page
+   * there are more, in the trade archive (docs/storage.md, "Trade history").
+   */
+  tokenTradePage(
+    chain: Chain,
+    address: string,
+    after: { timestamp: number; seq: number } | null,
+    limit: number
+  ): { readonly records: Array<TradeRecord>; readonly hasMore: boolean; readonly olderElsewhere: boolean } {
     const ring = this.tokenOn(chain, address)?.recentTrades
-    return ring === undefined ? { records: [], hasMore: false } : ring.page(after, limit)
+    if (ring === undefined) return { records: [], hasMore: false, olderElsewhere: false }
+    const page = ring.page(after, limit)
+    return { records: page.records, hasMore: page.hasMore, olderElsewhere: !page.hasMore && ring.dropped }
   }
 
   /** The newest trades of an identity feed on the given chains, newest first. */

@@ -556,9 +556,9 @@ export const applySell = (p: PositionState, fill: Fill): void => {
   Wide.subtract(data, at + COST_N, costOutNative)
   Wide.subtract(data, at + COST_U, costOutUsd)
   data[at + SELL_COUNT]++
-  Wide.add(data, at + SOLD, amount)
-  Wide.add(data, at + RECEIVED_N, fill.valueNative)
-  Wide.add(data, at + RECEIVED_U, fill.valueUsd)
+  Wide.addSplit(data, at + SOLD, amountSplit.of(amount))
+  Wide.addSplit(data, at + RECEIVED_N, nativeSplit.of(fill.valueNative))
+  Wide.addSplit(data, at + RECEIVED_U, usdSplit.of(fill.valueUsd))
   Wide.add(data, at + FEES_N, fill.feesNative)
   Wide.add(data, at + FEES_U, fill.feesUsd)
   // A cycle no buy opened realizes nothing: its tokens cost nothing, and counting their whole

@@ -265,8 +265,15 @@ export class TokenBook implements DiscoveryCandidate {
     return burnAddresses.has(address) || this.poolAt(address) !== undefined || address === this.address
   }
 
+  /**
+   * Records a change at `at`. `updatedAt` strictly increases with every change, even several in one
+   * millisecond or a late event: two different states of a token never share an `updatedAt`, so a
+   * client merging a REST snapshot with the stream by "the later updatedAt" (spec, "Combining a
+   * snapshot with a stream") never keeps an older state on a tie. It runs ahead of the event time
+   * by at most the number of changes the token had within its last milliseconds (docs/market-events.md).
+   */
   touch(at: number): void {
-    if (at > this.updatedAt) this.updatedAt = at
+    this.updatedAt = at > this.updatedAt ? at : this.updatedAt + 1
     this.cachedWire = undefined
     this.encoded = undefined
   }

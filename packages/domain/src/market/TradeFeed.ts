@@ -152,6 +152,59 @@ export class TradeRecord {
   }
 }
 
+/**
+ * A trade as the trade archive stores it (docs/storage.md, "Trade history"): the record's inputs
+ * and its token's facts at trade time, without its position (chain, token, time, seq: the
+ * archive's own columns). One JSON array, cheap to make on the write path; `tradeFromArchive`
+ * rebuilds the same record, so the wire object and its JSON are the same as from memory.
+ */
+export const tradeToArchive = (r: TradeRecord): string =>
+  JSON.stringify([
+    1,
+    r.id,
+    r.trader,
+    r.transactionHash,
+    r.side,
+    r.tokenAmount.toString(),
+    r.nativeAmount.toString(),
+    r.nativeUsd.toString(),
+    r.flags,
+    r.terminal,
+    r.identities,
+    r.context.token.decimals,
+    r.context.supply.toString(),
+    r.context.metadata.name,
+    r.context.metadata.symbol
+  ])
+
+/** The record `tradeToArchive` stored, at its place (chain, token, time, seq) in the archive. */
+export const tradeFromArchive = (chain: Chain, token: string, timestamp: number, seq: number, text: string): TradeRecord => {
+  const f = JSON.parse(text) as [
+    1,
+    string,
+    string,
+    string,
+    "buy" | "sell",
+    string,
+    string,
+    string,
+    Array<string>,
+    string | null,
+    Array<IdentityProfile>,
+    number,
+    string,
+    string,
+    string
+  ]
+  if (f[0] !== 1) throw new Error(`archived trade ${seq}: unknown format ${String(f[0])}`)
+  const context: TradeContext = {
+    token: { chain, address: token, decimals: f[11] },
+    supply: BigInt(f[12]),
+    metadata: { name: f[13], symbol: f[14] }
+  }
+  return new TradeRecord(seq, f[1], context, f[2], f[3], f[4], BigInt(f[5]), BigInt(f[6]), BigInt(f[7]), f[8], f[9], f[10], timestamp)
+}
+
 const money = (native: Fixed.Fixed, usd: Fixed.Fixed) => ({ native: Fixed.format(native), usd: Fixed.format(usd) })
 
 /**
@@ -163,6 +216,12 @@ const money = (native: Fixed.Fixed, usd: Fixed.Fixed) => ({ native: Fixed.format
 export const tradeIdOf = (eventId: string): string => {
   tradeIdHalves(eventId)
   return spellTradeId(idHalves[0]!, idHalves[1]!)
+}
+
+/** The first 53-bit half of the trade-id hash of `text` (a stable integer key for any string). */
+export const stableKeyOf = (text: string): number => {
+  tradeIdHalves(text)
+  return idHalves[0]!
 }
 
 /** The two halves of the last `tradeIdHalves` (single-threaded, never re-entered). */
@@ -306,6 +365,10 @@ const flagCodeOf = (flags: ReadonlyArray<string>): number => {
 
 const noIdentities: ReadonlyArray<IdentityProfile> = Object.freeze([])
 
+/** The last `nativeUsd` a feed wrote, split (module-level: rows of every feed share it). */
+let lastNativeUsd = -1n
+const lastNativeUsdLimbs = new Float64Array(Wide.LIMBS)
+
 /** What a row keeps outside its columns: identities, and ids, hashes, terminals or flags of unusual shape. */
 interface UnusualTexts {
   id?: string
@@ -323,6 +386,8 @@ export class TradeRing {
   private capacityNow: number
   private head = 0 // row of the next write
   private count = 0
+  /** Whether a push ever dropped the oldest trade (the feed no longer holds all its trades). */
+  private droppedAny = false
 
   constructor(private readonly capacity: number, initial = Math.min(capacity, 8)) {
     this.capacityNow = initial
@@ -335,8 +400,21 @@ export class TradeRing {
     return this.count
   }
 
+  /** True once a push has dropped the oldest trade: older trades exist that the ring no longer holds. */
+  get dropped(): boolean {
+    return this.droppedAny
+  }
+
   push(record: TradeRecord): void {
-    if (this.count < this.capacity && this.count === this.capacityNow) this.grow()
+    if (this.count === this.capacity) {
+      // Full: the oldest trade goes. A late arrival older than every trade held is that one, so
+      // every trade a full ring has dropped is older than every trade it holds (pages continue
+      // in the trade archive strictly past the oldest held).
+      this.droppedAny = true
+      const oldest = this.row(this.count - 1) * N_STRIDE
+      const time = this.numbers[oldest + N_TIME]!
+      if (record.timestamp < time || (record.timestamp === time && record.seq < this.numbers[oldest + N_SEQ]!)) return
+    } else if (this.count === this.capacityNow) this.grow()
     this.write(this.head, record)
     this.head = (this.head + 1) % this.capacityNow
     if (this.count < this.capacity) this.count++
@@ -462,7 +540,14 @@ export class TradeRing {
     numbers[at + N_SIDE] = r.side === "sell" ? 1 : 0
     Wide.write(numbers, at + N_TOKEN_AMOUNT, r.tokenAmount)
     Wide.write(numbers, at + N_NATIVE_AMOUNT, r.nativeAmount)
-    Wide.write(numbers, at + N_NATIVE_USD, r.nativeUsd)
+    // One USD price serves a chain's swaps until it moves: its limbs are copied, not split again.
+    if (r.nativeUsd !== lastNativeUsd) {
+      Wide.write(lastNativeUsdLimbs, 0, r.nativeUsd)
+      lastNativeUsd = r.nativeUsd
+    }
+    numbers[at + N_NATIVE_USD] = lastNativeUsdLimbs[0]!
+    numbers[at + N_NATIVE_USD + 1] = lastNativeUsdLimbs[1]!
+    numbers[at + N_NATIVE_USD + 2] = lastNativeUsdLimbs[2]!
     const refs = this.refs
     const ref = row * R_STRIDE
     refs[ref + R_CONTEXT] = r.context

@@ -58,6 +58,12 @@ const split = (value: bigint): Float64Array => {
   }
   scratch[0] = Number(BigInt.asUintN(52, value))
   const rest = value >> BITS
+  if (rest >= 0n && rest < BASE_BIG) {
+    // below 2^104 (money in 10^-18 units, wei): two limbs
+    scratch[1] = Number(rest)
+    scratch[2] = 0
+    return scratch
+  }
   scratch[1] = Number(BigInt.asUintN(52, rest))
   const top = Number(rest >> BITS)
   if (!(top < TOP_LIMIT && top >= -TOP_LIMIT)) throw new RangeError(`integer out of the wide range: ${value}`)
@@ -81,6 +87,12 @@ export const MAX: bigint = (1n << 156n) - 1n
  * absurd price) are stored saturated at ±MAX; sums never get there (the engine bounds its inputs).
  */
 export const write = (column: Float64Array, at: number, value: bigint): void => {
+  if (value >= 0n && value < BASE_BIG) {
+    column[at] = Number(value)
+    column[at + 1] = 0
+    column[at + 2] = 0
+    return
+  }
   const limbs = split(value > MAX ? MAX : value < -MAX ? -MAX : value)
   column[at] = limbs[0]!
   column[at + 1] = limbs[1]!

@@ -10,7 +10,7 @@ import { expect } from "@effect/vitest"
 import type { MarketEvent } from "@spot/domain"
 import { ErrorEnvelope, Simulator } from "@spot/domain"
 import { Market } from "@spot/application"
-import type { MarketShape, RateLimits } from "@spot/application"
+import type { MarketShape, RateLimits, TradeStore } from "@spot/application"
 import { RateLimiterLive } from "@spot/adapters-http"
 import { MemoryEventStore, MemoryKeyStore } from "@spot/adapters-storage"
 import * as Server from "../../../src/Server.js"
@@ -95,6 +95,8 @@ const expectPlatformHeaders = (path: string, reply: Reply) => {
 export interface ServerOptions {
   readonly market: MarketShape
   readonly limits?: RateLimits
+  /** The trade archive; default a fresh in-memory one. */
+  readonly tradeStore?: Layer.Layer<TradeStore>
 }
 
 /** Starts the server once (per test file); `close` in `afterAll`. */
@@ -112,7 +114,8 @@ export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => 
     eventStore: MemoryEventStore.layer(),
     keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey), Redacted.make(otherApiKey)] }),
     rateLimiter: RateLimiterLive.layer(options.limits ?? { keyPerMinute: 100_000, ipPerMinute: 100_000 }),
-    announce: false
+    announce: false,
+    ...(options.tradeStore === undefined ? {} : { tradeStore: options.tradeStore })
   })
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(serverLayer, scope))

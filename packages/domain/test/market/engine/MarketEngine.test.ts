@@ -188,6 +188,32 @@ describe("MarketEngine", () => {
     expect(token.updatedAt).toBe(start + 1000)
   })
 
+  it("moves a token's updatedAt forward on every change, several in one millisecond and late events included", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    const token = () => engine.token("solana", TOKEN)!
+    expect(token().updatedAt).toBe(start)
+    const seen = [JSON.stringify(token().toWire())]
+    const at = [token().updatedAt]
+    const observe = () => {
+      seen.push(JSON.stringify(token().toWire()))
+      at.push(token().updatedAt)
+    }
+    // three swaps in one millisecond, each read in between (as a REST reader between batches)
+    for (const [i, trader] of [ALICE, BOB, ALICE].entries()) {
+      expect(engine.apply(swap(trader, "buy", 1_000_000_000n + BigInt(i), 30_000_000n, start + 5_000, 200, { id: `same-ms-${i}` }))).toBeUndefined()
+      observe()
+    }
+    // a late swap (older timestamp) still changes the token: a later updatedAt
+    expect(engine.apply(swap(BOB, "sell", 1_000n, 30n, start + 1_000, 200, { id: "late" }))).toBeUndefined()
+    observe()
+    // every observed state differs and the later one always has the later updatedAt (the merge rule's premise)
+    expect(new Set(seen).size).toBe(seen.length)
+    for (let i = 1; i < at.length; i++) expect(at[i]).toBeGreaterThan(at[i - 1]!)
+    expect(at[1]).toBe(start + 5_000) // a change at a later time takes that time exactly
+    expect(at.at(-1)! - (start + 5_000)).toBe(3) // and runs ahead by one millisecond per further change
+  })
+
   it("moves devFunding from unresolved to resolved when the creator's funding lookup settles", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import type { MarketEvent } from "../../../src/events/MarketEvent.js"
 import { MarketEngine } from "../../../src/market/MarketEngine.js"
-import { tradeIdOf } from "../../../src/market/TradeFeed.js"
+import { tradeFromArchive, tradeIdOf, tradeToArchive } from "../../../src/market/TradeFeed.js"
 import { defaultSimulatorOptions, MarketSimulator } from "../../../src/simulator/MarketSimulator.js"
 
 /** cyrb53 as first written: the trade id must never change for the same event id. */
@@ -39,6 +39,33 @@ describe("TradeRecord", () => {
       { numRuns: 2_000 }
     )
     expect(tradeIdOf("")).toBe(referenceTradeId(""))
+  })
+
+  it("a trade rebuilt from its archived form is the same trade object, flags, terminals, identities and odd metadata included", () => {
+    const engine = new MarketEngine()
+    const events: Array<MarketEvent> = new MarketSimulator({ ...defaultSimulatorOptions(start), seed: 8 }).runFor(3 * 60_000)
+    let checked = 0
+    let flagged = 0
+    let identified = 0
+    let routed = 0
+    for (const e of events) {
+      // Odd metadata: quotes, backslashes, control and astral characters survive the round trip.
+      const event = e.type === "metadataResolved" ? { ...e, metadata: { ...e.metadata, name: `${e.metadata.name} "q" \\ \u0001 😀` } } : e
+      expect(engine.apply(event)).toBeUndefined()
+      for (const record of engine.drainChanges().trades) {
+        const text = tradeToArchive(record)
+        const back = tradeFromArchive(record.chain, record.token, record.timestamp, record.seq, text)
+        expect(JSON.stringify(back.trade)).toBe(JSON.stringify(record.trade))
+        expect(back.seq).toBe(record.seq)
+        checked++
+        if (record.flags.length > 0) flagged++
+        if (record.identities.length > 0) identified++
+        if (record.terminal !== null) routed++
+      }
+    }
+    expect(checked).toBeGreaterThan(1_000)
+    expect(Math.min(flagged, identified, routed)).toBeGreaterThan(0)
+    expect(() => tradeFromArchive("solana", "T", 0, 1, JSON.stringify([2]))).toThrow(/unknown format/)
   })
 
   it("keeps the newest trades per token up to recentTradesPerToken, newest first", () => {

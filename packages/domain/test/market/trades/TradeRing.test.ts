@@ -67,15 +67,17 @@ describe("TradeRing", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 12 }), fc.array(tradeInput, { maxLength: 60 }), (capacity, inputs) => {
         const ring = new TradeRing(capacity, 2)
-        // Reference: a sorted list; a push past capacity drops the oldest held, then inserts.
+        // Reference: the newest `capacity` of every trade pushed, in (timestamp, seq) order; a
+        // late arrival older than all of those is dropped at once.
         let model: Array<TradeRecord> = []
         inputs.forEach((input, i) => {
           const record = recordOf(input, i + 1)
           ring.push(record)
-          if (model.length === capacity) model.pop()
-          model = [...model, record].sort(newerFirst)
+          model = [...model, record].sort(newerFirst).slice(0, capacity)
         })
         expect(ring.size).toBe(model.length)
+        // `dropped` once more trades were pushed than it holds; then every one dropped is older than every one held
+        expect(ring.dropped).toBe(inputs.length > capacity)
         const page = ring.page(null, 1_000)
         expect(page.records.map(view)).toEqual(model.map(view))
         // keyset paging after any held trade, and the chain filter

@@ -1,0 +1,90 @@
+/**
+ * The trade history across snapshots and crashes (docs/storage.md, "Trade history"): a snapshot is
+ * taken only once the archive holds every trade it covers (skipped while the archive cannot be
+ * written), and after a crash — trades folded but never archived — a restart from the snapshot
+ * regenerates exactly the missing trades, so the archive ends holding every trade once, the
+ * same JSON as a market that never stopped.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Ingest, Market, Snapshots, TradeHistory } from "@spot/application"
+import type { ArchivedTrade, SnapshotSettings } from "@spot/application"
+import { Simulator } from "@spot/domain"
+import type { MarketEvent } from "@spot/domain"
+import { LogIdentityLive, MemoryEventStore, MemorySnapshotStore, MemoryTradeStore } from "@spot/adapters-storage"
+
+const events: Array<MarketEvent> = new Simulator.MarketSimulator({ seed: 19, startTime: 1_767_000_000_000, tradesPerSecond: 30, launchesPerMinute: 30 }).runFor(3 * 60_000)
+const settings: SnapshotSettings = { enabled: true, everyEvents: 1_000_000_000, minIntervalMs: 0 }
+const historySettings: TradeHistory.TradeHistorySettings = { flushEveryMs: 20, rowsPerWrite: 300, retryAfterMs: 20 }
+
+const start = async (log: MemoryEventStore.MemoryEventStore, files: MemorySnapshotStore.MemorySnapshotStore, archive: MemoryTradeStore.MemoryTradeStore) => {
+  const market = Market.makeMarket()
+  const marketLayer = Layer.succeed(Market.Market, market)
+  const history = TradeHistory.layer(historySettings).pipe(Layer.provide(Layer.merge(marketLayer, MemoryTradeStore.layer(archive))))
+  const layer = Snapshots.layer(settings).pipe(
+    Layer.provide(Layer.merge(MemorySnapshotStore.layer(files), LogIdentityLive.layerFixed("log-1"))),
+    Layer.provideMerge(history),
+    Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(marketLayer, MemoryEventStore.layer(log)))))
+  )
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  return {
+    market,
+    ingest: Context.get(context, Ingest.Ingest),
+    snapshots: Context.get(context, Snapshots.Snapshots),
+    history: Context.get(context, TradeHistory.TradeHistory),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+const bySeq = (trades: ReadonlyArray<ArchivedTrade>) => [...trades].sort((a, b) => a.seq - b.seq)
+
+describe("trade history with snapshots", () => {
+  it("snapshots only what the archive holds; a restart after a crash archives exactly the missing trades", async () => {
+    // A market that never stops: the reference archive.
+    const referenceArchive = MemoryTradeStore.make()
+    const reference = await start(MemoryEventStore.makeUnsafe(), MemorySnapshotStore.makeUnsafe(), referenceArchive)
+    await run(reference.ingest.publishTrusted(events))
+    await run(reference.history.flush)
+    const expected = bySeq(referenceArchive.stored())
+    expect(expected.length).toBe(reference.market.engine.stats.trades)
+    expect(expected.map((t) => t.seq)).toEqual(expected.map((_, i) => i + 1))
+    await reference.close()
+
+    const log = MemoryEventStore.makeUnsafe()
+    const files = MemorySnapshotStore.makeUnsafe()
+    const archive = MemoryTradeStore.make()
+    const first = await start(log, files, archive)
+    await run(first.snapshots.restore)
+    await run(first.ingest.publishTrusted(events.slice(0, 2_500)))
+    expect(await run(first.snapshots.take)).toMatchObject({ _tag: "Written" })
+    // the snapshot's trades are all archived: the archive's last seq is the market's last trade
+    expect(await run(archive.lastSeq)).toBe(first.market.engine.stats.trades)
+
+    // The archive goes down: trades fold and queue, snapshots are refused.
+    archive.failing = true
+    await run(first.ingest.publishTrusted(events.slice(2_500, 4_000)))
+    expect(first.history.queued()).toBeGreaterThan(0)
+    const refused = await run(first.snapshots.take)
+    expect(refused._tag).toBe("Skipped")
+    expect(refused._tag === "Skipped" && refused.reason).toContain("trade archive")
+    const snapshotsBefore = files.entries.size
+
+    // Crash: the queued trades never reach the archive (a copy of it as the crash left it).
+    const afterCrash = MemoryTradeStore.make()
+    await run(afterCrash.write(archive.stored()))
+    const second = await start(log, files, afterCrash)
+    expect((await run(second.snapshots.restore))._tag).toBe("Restored")
+    await run(second.ingest.catchUp)
+    await run(second.ingest.publishTrusted(events.slice(4_000)))
+    await run(second.history.flush)
+    expect(second.history.queued()).toBe(0)
+    expect(bySeq(afterCrash.stored())).toEqual(expected)
+    expect(files.entries.size).toBe(snapshotsBefore)
+
+    await second.close()
+    archive.failing = false
+    await first.close()
+  })
+})

@@ -21,7 +21,7 @@ type Chain = ChainSlug.Chain
 import { Market } from "./Market.js"
 import type { StoreUnavailable } from "./ports/EventStore.js"
 import type { ArchivedTrade, TradePosition } from "./ports/TradeStore.js"
-import { TradeStore } from "./ports/TradeStore.js"
+import { isOlder, TradeStore } from "./ports/TradeStore.js"
 
 export interface TradeHistorySettings {
   /** How often queued trades are written. */
@@ -65,8 +65,6 @@ const archived = (record: TradeRecord): ArchivedTrade => ({
 /** Newest first: later timestamp first, then higher seq. */
 const newestFirst = (a: TradePosition, b: TradePosition): number => b.timestamp - a.timestamp || b.seq - a.seq
 
-const isOlder = (trade: TradePosition, before: TradePosition | null): boolean =>
-  before === null || trade.timestamp < before.timestamp || (trade.timestamp === before.timestamp && trade.seq < before.seq)
 
 export const make = (settings: TradeHistorySettings = defaultTradeHistorySettings) =>
   Effect.gen(function*() {

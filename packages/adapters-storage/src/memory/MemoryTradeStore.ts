@@ -4,7 +4,7 @@
  * position). `failing` makes every call fail as unavailable, to test outages.
  */
 import { Effect, Layer } from "effect"
-import { StoreUnavailable, TradeStore } from "@spot/application"
+import { isOlder, StoreUnavailable, TradeStore } from "@spot/application"
 import type { ArchivedTrade, TradePosition, TradeStoreShape } from "@spot/application"
 import type { Chain as ChainSlug } from "@spot/domain"
 type Chain = ChainSlug.Chain
@@ -44,7 +44,7 @@ export const make = (): MemoryTradeStore => {
         const list = byToken.get(`${chain}:${token}`) ?? []
         return Effect.succeed(
           list
-            .filter((t) => before === null || t.timestamp < before.timestamp || (t.timestamp === before.timestamp && t.seq < before.seq))
+            .filter((t) => isOlder(t, before))
             .sort((a, b) => b.timestamp - a.timestamp || b.seq - a.seq)
             .slice(0, limit)
         )

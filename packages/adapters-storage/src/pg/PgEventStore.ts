@@ -13,10 +13,10 @@
  * RETURNING id, seq`, which tells which ids were new. Replay: keyset pages (`seq > last ORDER BY seq LIMIT n`), the next page read while the
  * previous one is folded.
  */
-import { Duration, Effect, Layer, Option, Result, Stream } from "effect"
+import { Duration, Effect, Layer, Option, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { PgTypes } from "@effect/sql-pg"
+import { float8Array, textArray } from "./ArrayParameters.js"
 import { EventStore, StoreUnavailable } from "@spot/application"
 import type { AppendResult, EventStoreShape, StoredEvent } from "@spot/application"
 import { Events } from "@spot/domain"
@@ -46,8 +46,6 @@ const decodeBody = (seq: number, body: string): MarketEvent => {
 const unavailable = (what: string) => (cause: unknown) =>
   new StoreUnavailable({ message: `event store unavailable (${what})`, cause })
 
-const textArray = (values: ReadonlyArray<string>): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, PgTypes.OID.text))
-const float8Array = (values: ReadonlyArray<number>): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, PgTypes.OID.float8))
 
 const chunkStarts = (count: number, size: number): Array<number> => {
   const starts: Array<number> = []

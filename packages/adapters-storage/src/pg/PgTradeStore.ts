@@ -4,10 +4,10 @@
  * CONFLICT DO NOTHING` (a replay writes the same trades again), and the archive's `last_seq`
  * moved in the same statement. A page is one range scan of the primary key, newest first.
  */
-import { Duration, Effect, Layer, Result } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { PgTypes } from "@effect/sql-pg"
+import { float8Array, textArray } from "./ArrayParameters.js"
 import { StoreUnavailable, TradeStore } from "@spot/application"
 import type { ArchivedTrade, TradePosition, TradeStoreShape } from "@spot/application"
 import type { Chain as ChainSlug } from "@spot/domain"
@@ -19,8 +19,6 @@ export interface PgTradeStoreOptions {
   readonly timeout?: Duration.Input
 }
 
-const textArray = (values: ReadonlyArray<string>): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, PgTypes.OID.text))
-const float8Array = (values: ReadonlyArray<number>): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, PgTypes.OID.float8))
 
 /** The token's 53-bit key: one half of the trade-id hash of "chain:token" (see Migrations.ts). */
 const tokenKey = (chain: string, token: string): number => stableKeyOf(`${chain}:${token}`)

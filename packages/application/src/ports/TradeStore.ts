@@ -30,6 +30,10 @@ export interface TradePosition {
   readonly seq: number
 }
 
+/** Whether `trade` comes strictly after `before` in a newest-first feed (every trade does when `before` is null). */
+export const isOlder = (trade: TradePosition, before: TradePosition | null): boolean =>
+  before === null || trade.timestamp < before.timestamp || (trade.timestamp === before.timestamp && trade.seq < before.seq)
+
 export interface TradeStoreShape {
   /**
    * Stores the trades, in one statement: all or none. Idempotent: a trade whose seq is already

@@ -41,6 +41,8 @@
  * Pure: no I/O, no clock, no randomness (the domain's rules).
  */
 
+import { decodeUtf8 } from "../cursor/Utf8.js"
+
 /** Bumped whenever the byte layout below changes; other versions are refused. */
 export const FORMAT_VERSION = 1
 
@@ -248,40 +250,8 @@ const writeUtf8Slow = (text: string, out: Uint8Array, at: number): number => {
 
 /** Strict UTF-8 decoding without TextDecoder (overlong forms, surrogates, truncation refused). */
 const readUtf8Slow = (bytes: Uint8Array, from: number, to: number): string => {
-  let text = ""
-  let i = from
-  while (i < to) {
-    const b0 = bytes[i]!
-    let code: number
-    let need: number
-    let min: number
-    if (b0 < 0x80) {
-      text += String.fromCharCode(b0)
-      i++
-      continue
-    } else if (b0 >= 0xc2 && b0 <= 0xdf) {
-      code = b0 & 0x1f
-      need = 1
-      min = 0x80
-    } else if (b0 >= 0xe0 && b0 <= 0xef) {
-      code = b0 & 0x0f
-      need = 2
-      min = 0x800
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-      code = b0 & 0x07
-      need = 3
-      min = 0x10000
-    } else throw new SnapshotDecodeError(`invalid UTF-8 at byte ${i}`)
-    if (i + need >= to) throw new SnapshotDecodeError(`truncated UTF-8 at byte ${i}`)
-    for (let k = 1; k <= need; k++) {
-      const b = bytes[i + k]!
-      if ((b & 0xc0) !== 0x80) throw new SnapshotDecodeError(`invalid UTF-8 at byte ${i + k}`)
-      code = (code << 6) | (b & 0x3f)
-    }
-    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) throw new SnapshotDecodeError(`invalid UTF-8 at byte ${i}`)
-    text += String.fromCodePoint(code)
-    i += need + 1
-  }
+  const text = decodeUtf8(bytes, from, to - from)
+  if (text === undefined) throw new SnapshotDecodeError(`invalid UTF-8 in bytes ${from} to ${to}`)
   return text
 }
 

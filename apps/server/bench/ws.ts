@@ -164,6 +164,13 @@ class RawClient {
       }
       const end = at + header + length
       if (data.length < end) break
+      if ((data[at]! & 0x0f) === 0x9) {
+        // a keep-alive ping: answered as every WebSocket client does (the server drops a
+        // connection that stays silent for a whole ping interval), and not counted
+        this.pong(data.subarray(at + header, end))
+        at = end
+        continue
+      }
       if (group.tracing && data[at + header + channelByte] === 0x72) {
         const marker = data.indexOf(tradeIdMarker, at + header)
         if (marker >= 0 && marker < end) {
@@ -179,6 +186,16 @@ class RawClient {
     // copied: the read buffer is reused by the next read of any socket
     if (at < data.length) this.partial = Buffer.from(data.subarray(at))
     group.counted()
+  }
+
+  /** Answers a ping: a masked pong frame with the ping's payload (at most 125 bytes). */
+  private pong(payload: Buffer): void {
+    const frame = Buffer.alloc(6 + payload.length)
+    frame[0] = 0x8a
+    frame[1] = 0x80 | payload.length
+    // mask 0: the payload goes as is
+    payload.copy(frame, 6)
+    this.socket.write(frame)
   }
 
   /** Sends a masked text frame (clients must mask). */
@@ -426,7 +443,7 @@ const tokenCase = (market: Market.MarketShape) => (hub: StreamHub): FanOutCase =
     subscribe: JSON.stringify({ action: "subscribe", channel: "spot.tokens", filters: { chain, tokens: tokens.map((t) => t.address) } }),
     ours: () => {
       touch()
-      hub.onChanges({ tokens, trades: [], positions: [] })
+      hub.onChanges({ tokens, trades: [], positions: [], leftMemory: [] })
     },
     naive: (sockets) => {
       touch()
@@ -454,7 +471,7 @@ const tradeCase = (market: Market.MarketShape) => (hub: StreamHub): FanOutCase =
     subscribe: JSON.stringify({ action: "subscribe", channel: "spot.trades", filters: { chain: token.chain, token: token.address } }),
     ours: () => {
       renew()
-      hub.onChanges({ tokens: [], trades: records, positions: [] })
+      hub.onChanges({ tokens: [], trades: records, positions: [], leftMemory: [] })
     },
     naive: (sockets) => {
       renew()
@@ -756,9 +773,9 @@ const latency = async (clients: Clients, breakdown: boolean) => {
   }
   // Keep-alive: the longest synchronous step of one ping interval for the 1,000 connections (each
   // tick pings one slot's connections), and what pinging all of them in one turn took (the 30
-  // ticks back to back: what a single sweep did). These clients never answer pings (the server's
-  // own ticks pinged some during the replay): marked alive, as answering clients would be, so that
-  // the measured ticks ping and drop nobody.
+  // ticks back to back: what a single sweep did). The ticks run back to back, before any client's
+  // answer to a ping can arrive: every connection is marked alive first, as answering clients are,
+  // so that the measured ticks ping and drop nobody.
   const keepAliveMs: Array<number> = []
   for (const connection of hub.connections) connection.alive = true
   for (let i = 0; i < pingSlots; i++) {

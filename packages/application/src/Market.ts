@@ -44,7 +44,7 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
   const engine = new MarketEngine(options)
   const listeners = new Set<ChangeListener>()
   const tell = (changes: EngineChanges) => {
-    if (changes.tokens.length === 0 && changes.trades.length === 0 && changes.positions.length === 0) return
+    if (changes.tokens.length === 0 && changes.trades.length === 0 && changes.positions.length === 0 && changes.leftMemory.length === 0) return
     for (const listener of listeners) listener(changes)
   }
   const publish = () => tell(engine.drainChanges())
@@ -69,7 +69,7 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
           positions ??= new Set()
           for (const token of changes.tokens) tokens.add(token)
           for (const position of changes.positions) positions.add(position)
-          tell({ tokens: [], trades: changes.trades, positions: [] })
+          tell({ tokens: [], trades: changes.trades, positions: [], leftMemory: changes.leftMemory })
           slice = 0
         }
       }
@@ -78,7 +78,7 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
         const changes = engine.drainChanges()
         for (const token of changes.tokens) tokens.add(token)
         for (const position of changes.positions) positions.add(position)
-        tell({ tokens: [...tokens], trades: changes.trades, positions: [...positions] })
+        tell({ tokens: [...tokens], trades: changes.trades, positions: [...positions], leftMemory: changes.leftMemory })
       }
       return { applied, rejected }
     },

@@ -1,38 +1,40 @@
 /**
  * Trade history past memory. The engine keeps each token's newest trades (the trade pages' hot
- * end); every trade it folds is also written, shortly after, to the trade archive (`TradeStore`),
- * and pages that reach past memory continue there (docs/storage.md, "Trade history").
+ * end); when a token's feed is full, its oldest trades leave memory in a block, and those blocks
+ * (and the rare late trade older than what memory held) are written, shortly after, to the trade
+ * archive (`TradeStore`). Pages that reach past memory continue there (docs/storage.md, "Trade
+ * history").
  *
- * Writing: a market listener queues each batch's new trades (references, nothing encoded on the
- * fold's path); a background fiber writes them (`tradeToArchive`: the record's inputs, not its JSON) in seq order, one statement per chunk,
- * every `flushEveryMs`. The archive therefore always holds a prefix of the trades by seq. A failed
- * write is retried (the trades stay queued, and pages still see them); while the database is down
- * no event is folded either (the log refuses them first), so the queue cannot grow without bound.
+ * Writing: a market listener queues each batch's groups that left memory (references, nothing
+ * encoded on the fold's path); a background fiber writes them in the order they left, one
+ * statement per chunk, every `flushEveryMs`. The archive therefore always holds a prefix of the
+ * groups by `leftAt`. A failed write is retried (the groups stay queued, and pages still see them);
+ * while the database is down no event is folded either (the log refuses them first), so the queue
+ * cannot grow without bound.
  *
- * Restarts: trades the archive already holds (seq at most its `lastSeq`) are not queued again when
- * the log is replayed. A snapshot is only taken with the queue empty (`Snapshots` flushes first),
- * so the archive holds every trade a snapshot covers and the replay after it regenerates the rest.
+ * Restarts: groups the archive already holds (`leftAt` at most its `lastLeftAt`) are not queued
+ * again when the log is replayed. A snapshot is only taken with the queue empty (`Snapshots`
+ * flushes first), so the archive holds every group that left before a snapshot and the replay
+ * after it regenerates the rest.
  */
 import { Context, Duration, Effect, Layer, Semaphore } from "effect"
-import type { Chain as ChainSlug } from "@spot/domain"
-import type { TradeRecord } from "@spot/domain"
-import { tradeFromArchive, tradeToArchive } from "@spot/domain"
+import type { Chain as ChainSlug, TradeRecord, TradesLeftMemory } from "@spot/domain"
 type Chain = ChainSlug.Chain
 import { Market } from "./Market.js"
 import type { StoreUnavailable } from "./ports/EventStore.js"
-import type { ArchivedTrade, TradePosition } from "./ports/TradeStore.js"
+import type { TradePosition } from "./ports/TradeStore.js"
 import { isOlder, TradeStore } from "./ports/TradeStore.js"
 
 export interface TradeHistorySettings {
   /** How often queued trades are written. */
   readonly flushEveryMs: number
-  /** Trades per write statement. */
-  readonly rowsPerWrite: number
+  /** Trades per write statement (whole groups: a statement holds at least one). */
+  readonly tradesPerWrite: number
   /** Wait after a failed write before the next attempt. */
   readonly retryAfterMs: number
 }
 
-export const defaultTradeHistorySettings: TradeHistorySettings = { flushEveryMs: 200, rowsPerWrite: 5_000, retryAfterMs: 1_000 }
+export const defaultTradeHistorySettings: TradeHistorySettings = { flushEveryMs: 200, tradesPerWrite: 5_000, retryAfterMs: 1_000 }
 
 export interface TradeHistoryShape {
   /**
@@ -48,40 +50,35 @@ export interface TradeHistoryShape {
   ) => Effect.Effect<ReadonlyArray<TradeRecord>, StoreUnavailable>
   /** Writes every queued trade; fails (keeping them queued) when the archive cannot be written. */
   readonly flush: Effect.Effect<void, StoreUnavailable>
-  /** Trades folded and not yet written. */
+  /** Trades that left memory and are not yet written. */
   readonly queued: () => number
 }
 
 export class TradeHistory extends Context.Service<TradeHistory, TradeHistoryShape>()("@spot/application/TradeHistory") {}
 
-const archived = (record: TradeRecord): ArchivedTrade => ({
-  chain: record.chain,
-  token: record.token,
-  timestamp: record.timestamp,
-  seq: record.seq,
-  body: tradeToArchive(record)
-})
-
 /** Newest first: later timestamp first, then higher seq. */
 const newestFirst = (a: TradePosition, b: TradePosition): number => b.timestamp - a.timestamp || b.seq - a.seq
-
 
 export const make = (settings: TradeHistorySettings = defaultTradeHistorySettings) =>
   Effect.gen(function*() {
     const market = yield* Market
     const store = yield* TradeStore
-    /** Trades at or below this seq are in the archive. */
-    let archivedThrough = yield* store.lastSeq
-    // The queue: `queue[head..]` are folded and not yet written, in seq order.
-    let queue: Array<TradeRecord> = []
+    /** Groups that left at or below this seq are in the archive. */
+    let archivedThrough = yield* store.lastLeftAt
+    // The queue: `queue[head..]` left memory and are not yet written, in `leftAt` order.
+    let queue: Array<TradesLeftMemory> = []
     let head = 0
+    let queuedTrades = 0
     const writing = yield* Semaphore.make(1)
 
     const stopListening = market.listen((changes) => {
-      const trades = changes.trades
-      for (let i = 0; i < trades.length; i++) {
-        const record = trades[i]!
-        if (record.seq > archivedThrough) queue.push(record)
+      const left = changes.leftMemory
+      for (let i = 0; i < left.length; i++) {
+        const group = left[i]!
+        if (group.leftAt > archivedThrough) {
+          queue.push(group)
+          queuedTrades += group.trades.length
+        }
       }
     })
     yield* Effect.addFinalizer(() => Effect.sync(stopListening))
@@ -89,12 +86,17 @@ export const make = (settings: TradeHistorySettings = defaultTradeHistorySetting
     /** Writes the next chunk of the queue; false when the queue was empty. */
     const writeNext: Effect.Effect<boolean, StoreUnavailable> = Effect.suspend(() => {
       if (head >= queue.length) return Effect.succeed(false)
-      const end = Math.min(queue.length, head + settings.rowsPerWrite)
-      const rows = new Array<ArchivedTrade>(end - head)
-      for (let i = head; i < end; i++) rows[i - head] = archived(queue[i]!)
-      return Effect.map(store.write(rows), () => {
-        archivedThrough = rows[rows.length - 1]!.seq
+      let end = head
+      let trades = 0
+      while (end < queue.length && (end === head || trades + queue[end]!.trades.length <= settings.tradesPerWrite)) {
+        trades += queue[end]!.trades.length
+        end++
+      }
+      const groups = queue.slice(head, end)
+      return Effect.map(store.write(groups), () => {
+        archivedThrough = groups[groups.length - 1]!.leftAt
         head = end
+        queuedTrades -= trades
         if (head === queue.length) {
           queue = []
           head = 0
@@ -133,27 +135,26 @@ export const make = (settings: TradeHistorySettings = defaultTradeHistorySetting
       )
     )
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(Duration.millis(settings.flushEveryMs)), round)))
-    // A graceful stop writes what is queued (a trade missed here is regenerated by the next start's replay).
+    // A graceful stop writes what is queued (a group missed here is regenerated by the next start's replay).
     yield* Effect.addFinalizer(() => Effect.ignore(Effect.timeout(flush, Duration.seconds(10))))
 
     const older = (chain: Chain, token: string, before: TradePosition | null, limit: number) =>
       Effect.suspend(() => {
-        // The queue first: a trade written while the archive is read is then found twice (and
+        // The queue first: a group written while the archive is read is then found twice (and
         // kept once), never missed.
         const found = new Map<number, TradeRecord>()
         for (let i = head; i < queue.length; i++) {
-          const record = queue[i]!
-          if (record.token === token && record.chain === chain && isOlder(record, before)) found.set(record.seq, record)
+          const group = queue[i]!
+          if (group.token !== token || group.chain !== chain) continue
+          for (const record of group.trades) if (isOlder(record, before)) found.set(record.seq, record)
         }
         return Effect.map(store.older(chain, token, before, limit), (stored) => {
-          for (const trade of stored) {
-            if (!found.has(trade.seq)) found.set(trade.seq, tradeFromArchive(trade.chain, trade.token, trade.timestamp, trade.seq, trade.body))
-          }
+          for (const record of stored) if (!found.has(record.seq)) found.set(record.seq, record)
           return [...found.values()].sort(newestFirst).slice(0, limit)
         })
       })
 
-    return TradeHistory.of({ older, flush, queued: () => queue.length - head })
+    return TradeHistory.of({ older, flush, queued: () => queuedTrades })
   })
 
 /** The trade history: needs the market and the archive; its writer runs while the layer lives. */

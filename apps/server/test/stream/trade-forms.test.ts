@@ -76,7 +76,7 @@ describe("spot.trades forms", () => {
         record.json = undefined
         if (cached) Encoding.tradeJson(record)
         writes.length = 0
-        hub.onChanges({ tokens: [], trades: [record], positions: [] })
+        hub.onChanges({ tokens: [], trades: [record], positions: [], leftMemory: [] })
         // the stream keeps no REST JSON on a record nobody else encoded (unless it sent the REST form itself)
         if (!cached && record.terminal !== null) expect(record.json).toBeUndefined()
         const texts = writes.flatMap(frameTexts)

@@ -82,11 +82,37 @@ const createTradeArchive = Effect.gen(function*() {
   yield* sql`INSERT INTO spot_trade_archive_state (last_seq) VALUES (0)`
 })
 
+// The trade archive stores what leaves the engine's memory in groups (docs/storage.md, "Trade
+// history"): a token's blocks of oldest trades, one row per block, keyed by the block's oldest
+// trade — blocks of a token never overlap, so ordered by their oldest trade they are ordered by
+// every trade, and a page is one range scan — and, in `trade_archive`, the rare late trade
+// (older than a trade that already left), one row per trade as before. Rows written in the
+// earlier one-row-per-trade format are cleared: the engine state version moved with this change,
+// so a start replays the log and writes every group again. `spot_trade_archive_state.last_seq`
+// now holds the highest `leftAt` written (groups are written in that order).
+const createTradeArchiveBlocks = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE trade_archive_blocks (
+      token_key bigint NOT NULL,
+      oldest_at bigint NOT NULL,
+      oldest_seq bigint NOT NULL,
+      chain text NOT NULL,
+      token text NOT NULL,
+      trades integer NOT NULL,
+      body text NOT NULL,
+      PRIMARY KEY (token_key, oldest_at, oldest_seq)
+    )`
+  yield* sql`TRUNCATE trade_archive`
+  yield* sql`UPDATE spot_trade_archive_state SET last_seq = 0`
+})
+
 export const loader = Migrator.fromRecord({
   "1_create_event_log": createEventLog,
   "2_create_api_keys": createApiKeys,
   "3_create_log_identity": createLogIdentity,
-  "4_create_trade_archive": createTradeArchive
+  "4_create_trade_archive": createTradeArchive,
+  "5_create_trade_archive_blocks": createTradeArchiveBlocks
 })
 
 /** Runs the migrations not yet applied; returns those it ran. */

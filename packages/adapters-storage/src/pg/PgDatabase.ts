@@ -3,10 +3,10 @@
  * same SQL, same migrations):
  *
  * - server: `DATABASE_URL` names a PostgreSQL server (@effect/sql-pg's own wire driver, a pool);
- * - embedded (the default): PGlite, PostgreSQL compiled to WASM, running in this process with its
- *   files in `${SPOT_DATA_DIR}/pg`, served over the PostgreSQL wire protocol on a loopback port
- *   chosen by the OS (pglite-socket), to which the same driver connects. PGlite runs one query
- *   at a time, so the pool has a single connection.
+ * - embedded (the default): PGlite, PostgreSQL compiled to WASM, running in a worker thread of
+ *   this process with its files in `${SPOT_DATA_DIR}/pg`, served over the PostgreSQL wire
+ *   protocol on a loopback port chosen by the OS (pglite-socket), to which the same driver
+ *   connects. PGlite runs one query at a time, so the pool has a single connection.
  *
  * Migrations run when the layer is built, before anything uses the database.
  */
@@ -16,9 +16,7 @@ import { PgClient } from "@effect/sql-pg"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import type { MigrationError } from "effect/sql/Migrator"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { mkdirSync } from "node:fs"
+import { Worker } from "node:worker_threads"
 import * as Migrations from "./Migrations.js"
 
 export type Database = PgClient.PgClient | SqlClient.SqlClient
@@ -64,25 +62,51 @@ export interface EmbeddedOptions {
   readonly dataDir: string
 }
 
-/** Starts PGlite and its wire-protocol socket on 127.0.0.1 (OS-chosen port); both close with the scope. */
+/**
+ * Starts PGlite and its wire-protocol socket on 127.0.0.1 (OS-chosen port), in a worker thread
+ * (`EmbeddedWorker.mjs`: its statements then never stall this thread's event loop); both close
+ * with the scope, the database cleanly (its files consistent) before the worker ends.
+ */
 export const startEmbedded = (options: EmbeddedOptions & { readonly maxConnections?: number }): Effect.Effect<{ readonly port: number }, SqlError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: async () => {
-        if (!options.dataDir.startsWith("memory://")) mkdirSync(options.dataDir, { recursive: true })
-        const db = await PGlite.create(options.dataDir)
-        // More than one socket so a dropped connection can be replaced at once; PGlite still
-        // serializes the queries.
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: options.maxConnections ?? 8 })
-        await server.start()
-        return { db, server, port: Number(server.getServerConn().split(":").pop()) }
-      },
+      try: () =>
+        new Promise<{ readonly worker: Worker; readonly port: number }>((resolve, reject) => {
+          // The worker is plain JavaScript and loads no TypeScript: no loader flags needed.
+          const worker = new Worker(new URL("./EmbeddedWorker.mjs", import.meta.url), {
+            workerData: { dataDir: options.dataDir, maxConnections: options.maxConnections ?? 8 },
+            execArgv: []
+          })
+          const fail = (error: unknown) => {
+            void worker.terminate()
+            reject(error)
+          }
+          worker.once("error", fail)
+          worker.once("exit", (code) => fail(new Error(`the embedded database's worker exited (${code}) before it listened`)))
+          worker.once("message", (message: { readonly port?: number; readonly error?: string }) => {
+            worker.removeAllListeners("exit")
+            worker.removeAllListeners("error")
+            if (message.port === undefined) return fail(new Error(`the embedded database did not start: ${message.error}`))
+            // Not kept alive by the worker: the service's own life decides when the process ends.
+            worker.unref()
+            resolve({ worker, port: message.port })
+          })
+        }),
       catch: (cause) => cause
     }).pipe(Effect.orDie),
-    ({ db, server }) => Effect.promise(async () => {
-      await server.stop()
-      await db.close()
-    })
+    ({ worker }) =>
+      Effect.promise(
+        () =>
+          new Promise<void>((resolve) => {
+            const done = () => {
+              void worker.terminate().then(() => resolve())
+            }
+            worker.once("message", done)
+            worker.once("exit", () => resolve())
+            worker.once("error", done)
+            worker.postMessage("stop")
+          })
+      )
   )
 
 /** The embedded database (PGlite), migrated. */

@@ -1,17 +1,21 @@
 /**
- * `TradeStore` on PostgreSQL: the `trade_archive` table (Migrations.ts, docs/storage.md "Trade
- * history"). A write is one statement: the rows through `unnest` of six array parameters, `ON
- * CONFLICT DO NOTHING` (a replay writes the same trades again), and the archive's `last_seq`
- * moved in the same statement. A page is one range scan of the primary key, newest first.
+ * `TradeStore` on PostgreSQL (Migrations.ts, docs/storage.md "Trade history"): a token's blocks of
+ * trades that left memory in `trade_archive_blocks`, one row per block keyed by its oldest trade,
+ * and late trades in `trade_archive`, one row per trade. A write is one statement: both inserts
+ * through `unnest` of array parameters, `ON CONFLICT DO NOTHING` (a replay writes the same groups
+ * again), and the archive's `last_seq` (the highest `leftAt`) moved in the same statement. A page
+ * is one statement of two range scans: the newest blocks holding trades older than the position
+ * (blocks never overlap, so by their oldest trade they are in trade order) and the newest late
+ * trades older than it; merged here.
  */
 import { Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { float8Array, textArray } from "./ArrayParameters.js"
-import { StoreUnavailable, TradeStore } from "@spot/application"
-import type { ArchivedTrade, TradePosition, TradeStoreShape } from "@spot/application"
-import type { Chain as ChainSlug } from "@spot/domain"
-import { stableKeyOf } from "@spot/domain"
+import { isOlder, StoreUnavailable, TradeStore } from "@spot/application"
+import type { TradePosition, TradeStoreShape } from "@spot/application"
+import type { Chain as ChainSlug, TradeRecord, TradesLeftMemory } from "@spot/domain"
+import { stableKeyOf, tradesFromArchive, tradesToArchive } from "@spot/domain"
 type Chain = ChainSlug.Chain
 
 export interface PgTradeStoreOptions {
@@ -19,12 +23,18 @@ export interface PgTradeStoreOptions {
   readonly timeout?: Duration.Input
 }
 
-
 /** The token's 53-bit key: one half of the trade-id hash of "chain:token" (see Migrations.ts). */
 const tokenKey = (chain: string, token: string): number => stableKeyOf(`${chain}:${token}`)
 
+/** A (timestamp, seq) beyond every real trade: "from the newest". */
+const newest: TradePosition = { timestamp: Number.MAX_SAFE_INTEGER, seq: Number.MAX_SAFE_INTEGER }
+
+/** Blocks read per page beyond what `limit` needs when blocks hold at least this many trades. */
+const assumedBlockTrades = 16
+
 interface Row {
-  readonly occurred_at: bigint | string | number
+  readonly late: boolean
+  readonly at: bigint | string | number
   readonly seq: bigint | string | number
   readonly body: string
 }
@@ -39,36 +49,42 @@ export const make = (options: PgTradeStoreOptions = {}): Effect.Effect<TradeStor
         Effect.mapError((error) => (error instanceof StoreUnavailable ? error : new StoreUnavailable({ message: `trade archive unavailable (${what})`, cause: error })))
       )
 
-    const write = (trades: ReadonlyArray<ArchivedTrade>): Effect.Effect<void, StoreUnavailable> =>
+    const write = (groups: ReadonlyArray<TradesLeftMemory>): Effect.Effect<void, StoreUnavailable> =>
       Effect.suspend(() => {
-        if (trades.length === 0) return Effect.void
-        const n = trades.length
-        const keys = new Array<number>(n)
-        const chains = new Array<string>(n)
-        const tokens = new Array<string>(n)
-        const times = new Array<number>(n)
-        const seqs = new Array<number>(n)
-        const bodies = new Array<string>(n)
+        if (groups.length === 0) return Effect.void
+        // blocks: one row each, keyed by the oldest trade; late trades: one row each
+        const block = { keys: [] as Array<number>, times: [] as Array<number>, seqs: [] as Array<number>, chains: [] as Array<string>, tokens: [] as Array<string>, counts: [] as Array<number>, bodies: [] as Array<string> }
+        const late = { keys: [] as Array<number>, times: [] as Array<number>, seqs: [] as Array<number>, chains: [] as Array<string>, tokens: [] as Array<string>, counts: [] as Array<number>, bodies: [] as Array<string> }
         let last = 0
-        for (let i = 0; i < n; i++) {
-          const trade = trades[i]!
-          keys[i] = tokenKey(trade.chain, trade.token)
-          chains[i] = trade.chain
-          tokens[i] = trade.token
-          times[i] = trade.timestamp
-          seqs[i] = trade.seq
-          bodies[i] = trade.body
-          if (trade.seq > last) last = trade.seq
+        for (const group of groups) {
+          const rows = group.late ? late : block
+          const oldest = group.trades[group.trades.length - 1]!
+          rows.keys.push(tokenKey(group.chain, group.token))
+          rows.times.push(oldest.timestamp)
+          rows.seqs.push(oldest.seq)
+          rows.chains.push(group.chain)
+          rows.tokens.push(group.token)
+          rows.counts.push(group.trades.length)
+          rows.bodies.push(tradesToArchive(group.trades))
+          if (group.leftAt > last) last = group.leftAt
         }
         // Times and seqs travel as float8 (exact for the safe integers they are) and are cast back.
         return bounded(
           "write",
           sql`
-            WITH stored AS (
+            WITH blocks AS (
+              INSERT INTO trade_archive_blocks (token_key, oldest_at, oldest_seq, chain, token, trades, body)
+              SELECT u.token_key::int8, u.oldest_at::int8, u.oldest_seq::int8, u.chain, u.token, u.trades::int4, u.body
+              FROM unnest(${float8Array(block.keys)}::float8[], ${float8Array(block.times)}::float8[], ${float8Array(block.seqs)}::float8[],
+                ${textArray(block.chains)}::text[], ${textArray(block.tokens)}::text[], ${float8Array(block.counts)}::float8[],
+                ${textArray(block.bodies)}::text[])
+                AS u(token_key, oldest_at, oldest_seq, chain, token, trades, body)
+              ON CONFLICT DO NOTHING
+            ), late AS (
               INSERT INTO trade_archive (token_key, occurred_at, seq, chain, token, body)
               SELECT u.token_key::int8, u.occurred_at::int8, u.seq::int8, u.chain, u.token, u.body
-              FROM unnest(${float8Array(keys)}::float8[], ${float8Array(times)}::float8[], ${float8Array(seqs)}::float8[],
-                ${textArray(chains)}::text[], ${textArray(tokens)}::text[], ${textArray(bodies)}::text[])
+              FROM unnest(${float8Array(late.keys)}::float8[], ${float8Array(late.times)}::float8[], ${float8Array(late.seqs)}::float8[],
+                ${textArray(late.chains)}::text[], ${textArray(late.tokens)}::text[], ${textArray(late.bodies)}::text[])
                 AS u(token_key, occurred_at, seq, chain, token, body)
               ON CONFLICT DO NOTHING
             )
@@ -76,30 +92,58 @@ export const make = (options: PgTradeStoreOptions = {}): Effect.Effect<TradeStor
         ).pipe(Effect.asVoid)
       })
 
+    /**
+     * The newest `blocks` blocks with a trade older than `from` and the newest `lateTrades` late
+     * trades older than it, in one statement.
+     */
+    const read = (chain: Chain, token: string, from: TradePosition, blocks: number, lateTrades: number) => {
+      const key = tokenKey(chain, token)
+      return sql<Row>`
+        (SELECT false AS late, oldest_at AS at, oldest_seq AS seq, body FROM trade_archive_blocks
+          WHERE token_key = ${key} AND chain = ${chain} AND token = ${token} AND (oldest_at, oldest_seq) < (${from.timestamp}, ${from.seq})
+          ORDER BY oldest_at DESC, oldest_seq DESC LIMIT ${blocks})
+        UNION ALL
+        (SELECT true AS late, occurred_at AS at, seq, body FROM trade_archive
+          WHERE token_key = ${key} AND chain = ${chain} AND token = ${token} AND (occurred_at, seq) < (${from.timestamp}, ${from.seq})
+          ORDER BY occurred_at DESC, seq DESC LIMIT ${lateTrades})`
+    }
+
     const older = (chain: Chain, token: string, before: TradePosition | null, limit: number) =>
       bounded(
         "page",
-        before === null
-          ? sql<Row>`
-              SELECT occurred_at, seq, body FROM trade_archive
-              WHERE token_key = ${tokenKey(chain, token)} AND chain = ${chain} AND token = ${token}
-              ORDER BY occurred_at DESC, seq DESC LIMIT ${limit}`
-          : sql<Row>`
-              SELECT occurred_at, seq, body FROM trade_archive
-              WHERE token_key = ${tokenKey(chain, token)} AND chain = ${chain} AND token = ${token}
-                AND (occurred_at, seq) < (${before.timestamp}, ${before.seq})
-              ORDER BY occurred_at DESC, seq DESC LIMIT ${limit}`
-      ).pipe(
-        Effect.map((rows) =>
-          rows.map((row): ArchivedTrade => ({ chain, token, timestamp: Number(row.occurred_at), seq: Number(row.seq), body: row.body }))
-        )
+        Effect.gen(function*() {
+          const found: Array<TradeRecord> = []
+          const perRead = 1 + Math.ceil(limit / assumedBlockTrades)
+          let from = before ?? newest
+          let blockTrades = 0
+          let lateWanted = limit
+          // Blocks come newest first and never overlap; after the first (which may straddle
+          // `before`), each gives all its trades. Read until `limit` block trades are in hand or
+          // the blocks run out; late trades come from their own scan, `limit` at most.
+          for (;;) {
+            const rows = yield* read(chain, token, from, perRead, lateWanted)
+            let blocksRead = 0
+            for (const row of rows) {
+              const trades = tradesFromArchive(chain, token, row.body)
+              for (const trade of trades) if (isOlder(trade, before)) found.push(trade)
+              if (!row.late) {
+                blocksRead++
+                blockTrades += trades.filter((t) => isOlder(t, before)).length
+                from = { timestamp: Number(row.at), seq: Number(row.seq) }
+              }
+            }
+            lateWanted = 0
+            if (blocksRead < perRead || blockTrades >= limit) break
+          }
+          return found.sort((a, b) => b.timestamp - a.timestamp || b.seq - a.seq).slice(0, limit)
+        })
       )
 
-    const lastSeq = bounded("last seq", sql<{ readonly last_seq: bigint | string | number }>`SELECT last_seq FROM spot_trade_archive_state`).pipe(
+    const lastLeftAt = bounded("last leftAt", sql<{ readonly last_seq: bigint | string | number }>`SELECT last_seq FROM spot_trade_archive_state`).pipe(
       Effect.map((rows) => (rows.length === 0 ? 0 : Number(rows[0]!.last_seq)))
     )
 
-    return TradeStore.of({ write, older, lastSeq })
+    return TradeStore.of({ write, older, lastLeftAt })
   })
 
 export const layer = (options: PgTradeStoreOptions = {}): Layer.Layer<TradeStore, never, SqlClient.SqlClient> =>

@@ -1,59 +1,93 @@
 /**
  * The trade archive's contract, on PostgreSQL (the real server when reachable, else PGlite) and
- * on the in-memory store: idempotent writes by seq, `lastSeq`, and pages of one token newest
- * first strictly older than a position (ties on time broken by seq), never another token's.
+ * on the in-memory store: idempotent writes of the groups that leave memory, `lastLeftAt`, and
+ * pages of one token newest first strictly older than a position (ties on time broken by seq),
+ * never another token's — with the groups an engine really hands on (blocks of each token's
+ * oldest trades, late trades alone), so that the trades read back are the engine's own.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TradeStore } from "@spot/application"
-import type { ArchivedTrade } from "@spot/application"
+import type { MarketEvent, TradeRecord, TradesLeftMemory } from "@spot/domain"
+import { MarketEngine, Simulator } from "@spot/domain"
 import { MemoryTradeStore, PgTradeStore } from "@spot/adapters-storage"
 import * as TestDatabase from "./TestDatabase.js"
 
 const database = await TestDatabase.pick()
 
-/** Trades of two tokens on two chains, with equal times (seq decides) and late arrivals (seq not in time order). */
-const trades = (): Array<ArchivedTrade> => {
-  const out: Array<ArchivedTrade> = []
-  for (let seq = 1; seq <= 300; seq++) {
-    const token = seq % 3 === 0 ? "TokB" : "TokA"
-    const chain = seq % 7 === 0 ? "base" as const : "solana" as const
-    // every fifth trade is a late arrival, 10 s in the past; pairs share a millisecond
-    const timestamp = 1_700_000_000_000 + Math.floor(seq / 2) * 1_000 - (seq % 5 === 0 ? 10_000 : 0)
-    out.push({ chain, token, timestamp, seq, body: JSON.stringify([1, `t${seq}`, "ünïcode ✓"]) })
+const start = 1_700_000_000_000
+const depth = 8
+
+/**
+ * A simulated market folded with `depth` trades per token in memory, some swaps delivered late
+ * (up to a minute behind their neighbours, so some trades arrive older than trades already
+ * archived): what left memory, and every trade per token.
+ */
+const market = () => {
+  const events: Array<MarketEvent> = new Simulator.MarketSimulator({ ...Simulator.defaultSimulatorOptions(start), seed: 3 }).runFor(4 * 60_000)
+  const engine = new MarketEngine({ tapeRetainMs: 24 * 3_600_000, recentTradesPerToken: depth, identityFeedSize: 100 })
+  const left: Array<TradesLeftMemory> = []
+  const all = new Map<string, Array<TradeRecord>>()
+  let swaps = 0
+  for (const e of events) {
+    const event = e.type === "swap" && ++swaps % 9 === 0 ? { ...e, timestamp: e.timestamp - 60_000 } : e
+    expect(engine.apply(event)).toBeUndefined()
+    const changes = engine.drainChanges()
+    left.push(...changes.leftMemory)
+    for (const trade of changes.trades) {
+      const key = `${trade.chain}:${trade.token}`
+      all.set(key, [...(all.get(key) ?? []), trade])
+    }
   }
-  return out
+  return { left, all }
 }
 
-const newestFirst = (a: ArchivedTrade, b: ArchivedTrade) => b.timestamp - a.timestamp || b.seq - a.seq
+const newestFirst = (a: TradeRecord, b: TradeRecord) => b.timestamp - a.timestamp || b.seq - a.seq
+const view = (r: TradeRecord) => [r.seq, r.timestamp, JSON.stringify(r.trade)]
 
 const contract = (name: string, layer: Layer.Layer<TradeStore>) =>
   describe(name, () => {
     it.layer(layer, { timeout: 120_000 })((it) => {
-      it.effect("stores each trade once, pages one token newest first strictly past a position, and knows its last seq", () =>
+      it.effect("stores each group once, pages one token newest first strictly past a position, and knows its last leftAt", () =>
         Effect.gen(function*() {
           const store = yield* TradeStore
-          expect(yield* store.lastSeq).toBe(0)
-          const all = trades()
-          yield* store.write(all.slice(0, 200))
+          expect(yield* store.lastLeftAt).toBe(0)
+          const { left, all } = market()
+          expect(left.some((g) => g.late)).toBe(true)
+          expect(left.filter((g) => !g.late).length).toBeGreaterThan(50)
+          const half = Math.floor(left.length / 2)
+          yield* store.write(left.slice(0, half + 20))
           // overlapping and repeated writes change nothing already stored
-          yield* store.write(all.slice(150, 300))
-          yield* store.write(all.slice(0, 50))
-          expect(yield* store.lastSeq).toBe(300)
-          for (const [chain, token] of [["solana", "TokA"], ["solana", "TokB"], ["base", "TokA"]] as const) {
-            const expected = all.filter((t) => t.chain === chain && t.token === token).sort(newestFirst)
-            expect(expected.length).toBeGreaterThan(5)
-            // page by page, 7 at a time, each strictly older than the previous page's last
-            const read: Array<ArchivedTrade> = []
-            let before: { timestamp: number; seq: number } | null = null
-            for (;;) {
-              const page: ReadonlyArray<ArchivedTrade> = yield* store.older(chain, token, before, 7)
-              read.push(...page)
-              if (page.length < 7) break
-              before = { timestamp: page[6]!.timestamp, seq: page[6]!.seq }
+          yield* store.write(left.slice(half, left.length))
+          yield* store.write(left.slice(0, 30))
+          expect(yield* store.lastLeftAt).toBe(left[left.length - 1]!.leftAt)
+          let tokens = 0
+          for (const [key, trades] of all) {
+            const gone = left.filter((g) => `${g.chain}:${g.token}` === key).flatMap((g) => g.trades)
+            if (gone.length < 12) continue
+            tokens++
+            const { chain, token } = gone[0]!
+            const expected = [...gone].sort(newestFirst)
+            for (const size of [5, 16, 100]) {
+              // page by page, each strictly older than the previous page's last
+              const read: Array<TradeRecord> = []
+              let before: { timestamp: number; seq: number } | null = null
+              for (;;) {
+                const page: ReadonlyArray<TradeRecord> = yield* store.older(chain, token, before, size)
+                read.push(...page)
+                if (page.length < size) break
+                before = { timestamp: page[size - 1]!.timestamp, seq: page[size - 1]!.seq }
+              }
+              expect(read.map(view)).toEqual(expected.map(view))
             }
-            expect(read).toEqual(expected)
+            // from any trade's position, the next page is the trades strictly older than it
+            for (const at of expected.filter((_, i) => i % 7 === 3)) {
+              const page = yield* store.older(chain, token, { timestamp: at.timestamp, seq: at.seq }, 10)
+              expect(page.map(view)).toEqual(expected.filter((t) => newestFirst(t, at) > 0).slice(0, 10).map(view))
+            }
+            expect(trades.length).toBeGreaterThan(gone.length)
           }
+          expect(tokens).toBeGreaterThan(3)
           expect(yield* store.older("bsc", "TokA", null, 10)).toEqual([])
         }))
     })

@@ -1,28 +1,16 @@
 /**
- * Port: the trade archive, where every trade the market folds is kept for the pages that reach
- * past what memory holds (a token's newest trades live in the engine; older ones are read here).
- * A projection of the event log like the engine itself: each row is one trade as the engine made
- * it (trades never change), written after the fold, keyed by the engine's trade `seq`
- * (deterministic: the same log folds to the same seqs). docs/storage.md,
- * "Trade history".
+ * Port: the trade archive, where a token's trades go once they leave the engine's memory (a
+ * token's newest trades live in the engine; older ones are read here). A projection of the event
+ * log like the engine itself: it stores the engine's `TradesLeftMemory` groups — blocks of a
+ * token's oldest trades, which never overlap, and single late trades — written after the fold, in
+ * the order they left (`leftAt`, deterministic: the same log folds to the same groups).
+ * docs/storage.md, "Trade history".
  */
 import { Context } from "effect"
 import type { Effect } from "effect"
-import type { Chain as ChainSlug } from "@spot/domain"
+import type { Chain as ChainSlug, TradeRecord, TradesLeftMemory } from "@spot/domain"
 type Chain = ChainSlug.Chain
 import type { StoreUnavailable } from "./EventStore.js"
-
-/** One archived trade: where it sorts in its token's feed, and the trade itself (`tradeToArchive`). */
-export interface ArchivedTrade {
-  readonly chain: Chain
-  /** The token's canonical address. */
-  readonly token: string
-  readonly timestamp: number
-  /** The engine's trade seq: the keyset tie-break, and the row's identity. */
-  readonly seq: number
-  /** The trade record's inputs as `tradeToArchive` writes them; `tradeFromArchive` rebuilds the record. */
-  readonly body: string
-}
 
 /** A keyset position in a trade feed: strictly older than (timestamp, seq) comes next. */
 export interface TradePosition {
@@ -36,19 +24,19 @@ export const isOlder = (trade: TradePosition, before: TradePosition | null): boo
 
 export interface TradeStoreShape {
   /**
-   * Stores the trades, in one statement: all or none. Idempotent: a trade whose seq is already
-   * stored is left as it is (a replay after a crash writes the same trades again).
+   * Stores the groups, in one statement: all or none. Idempotent: a group already stored is left
+   * as it is (a replay after a crash writes the same groups again).
    */
-  readonly write: (trades: ReadonlyArray<ArchivedTrade>) => Effect.Effect<void, StoreUnavailable>
-  /** Up to `limit` trades of the token strictly older than `before` (newest first when null), newest first. */
+  readonly write: (groups: ReadonlyArray<TradesLeftMemory>) => Effect.Effect<void, StoreUnavailable>
+  /** Up to `limit` trades of the token strictly older than `before` (from the newest when null), newest first. */
   readonly older: (
     chain: Chain,
     token: string,
     before: TradePosition | null,
     limit: number
-  ) => Effect.Effect<ReadonlyArray<ArchivedTrade>, StoreUnavailable>
-  /** The highest stored seq, 0 when none: the archive holds every trade up to it (writes go in seq order). */
-  readonly lastSeq: Effect.Effect<number, StoreUnavailable>
+  ) => Effect.Effect<ReadonlyArray<TradeRecord>, StoreUnavailable>
+  /** The highest stored `leftAt`, 0 when none: the archive holds every group up to it (writes go in `leftAt` order). */
+  readonly lastLeftAt: Effect.Effect<number, StoreUnavailable>
 }
 
 export class TradeStore extends Context.Service<TradeStore, TradeStoreShape>()("@spot/application/TradeStore") {}

@@ -22,7 +22,10 @@ import { fundingOf, WalletDirectory, type WalletRecord } from "./Wallets.js"
 export interface EngineOptions {
   /** How long raw trades stay in each token's tape (stats windows need 24 hours). */
   readonly tapeRetainMs: number
-  /** Newest trades kept in memory per token for trade pages. */
+  /**
+   * Newest trades kept in memory per token for trade pages; when a token's feed is full, its
+   * oldest half leaves memory in one block (`EngineChanges.leftMemory`) for the trade archive.
+   */
   readonly recentTradesPerToken: number
   /** Newest trades kept in memory per identity feed. */
   readonly identityFeedSize: number
@@ -46,6 +49,23 @@ export interface EngineChanges {
   readonly tokens: ReadonlyArray<TokenBook>
   readonly trades: ReadonlyArray<TradeRecord>
   readonly positions: ReadonlyArray<PositionEntry>
+  /** Token trades memory let go of, in the order they left (ascending `leftAt`). */
+  readonly leftMemory: ReadonlyArray<TradesLeftMemory>
+}
+
+/**
+ * Trades of one token that left the engine's memory together (a block of its feed's oldest, or
+ * one late trade older than all it held): from then on only the trade archive has them.
+ */
+export interface TradesLeftMemory {
+  readonly chain: Chain
+  readonly token: string
+  /** The seq of the trade whose arrival moved them out: strictly increasing across all of them. */
+  readonly leftAt: number
+  /** One trade that arrived older than every trade its full feed held (it may sort among earlier blocks). */
+  readonly late: boolean
+  /** Newest first. */
+  readonly trades: ReadonlyArray<TradeRecord>
 }
 
 /** Why an event was not applied; `undefined` when it was. */
@@ -170,6 +190,7 @@ export class MarketEngine {
   private clock = 0
   private changedTokens = new Set<TokenBook>()
   private newTrades: Array<TradeRecord> = []
+  private leftMemory: Array<TradesLeftMemory> = []
   /** Positions changed since the last drain, as (token, slot) pairs, each once per round. */
   private changedPositionTokens: Array<TokenBook> = []
   private changedPositionSlots: Array<number> = []
@@ -240,7 +261,8 @@ export class MarketEngine {
       const token = this.changedPositionTokens[i]!
       positions[i] = this.entryAt(token, this.changedPositionSlots[i]!)
     }
-    const changes: EngineChanges = { tokens: [...this.changedTokens], trades: this.newTrades, positions }
+    const changes: EngineChanges = { tokens: [...this.changedTokens], trades: this.newTrades, positions, leftMemory: this.leftMemory }
+    this.leftMemory = []
     this.changedTokens = new Set()
     this.newTrades = []
     this.changedPositionTokens = []
@@ -475,10 +497,14 @@ export class MarketEngine {
     )
     let ring = token.recentTrades
     if (ring === undefined) {
-      ring = new TradeRing(this.options.recentTradesPerToken)
+      const capacity = this.options.recentTradesPerToken
+      ring = new TradeRing(capacity, undefined, Math.max(1, capacity >> 1))
       token.recentTrades = ring
     }
-    ring.push(record)
+    const left = ring.push(record)
+    if (left !== undefined) {
+      this.leftMemory.push({ chain, token: token.address, leftAt: record.seq, late: left.late, trades: left.trades })
+    }
     if (wallet.labels.length !== 0 || wallet.identities.length !== 0) {
       for (const feed of identityLabels) if (this.inFeed(wallet, feed)) this.identityFeeds[feed].push(record)
     }

@@ -153,56 +153,76 @@ export class TradeRecord {
 }
 
 /**
- * A trade as the trade archive stores it (docs/storage.md, "Trade history"): the record's inputs
- * and its token's facts at trade time, without its position (chain, token, time, seq: the
- * archive's own columns). One JSON array, cheap to make on the write path; `tradeFromArchive`
- * rebuilds the same record, so the wire object and its JSON are the same as from memory.
+ * Trades as the trade archive stores them (docs/storage.md, "Trade history"): one JSON array of
+ * one array per trade, newest first, holding the record's inputs, its place in the feed (time,
+ * seq) and its token's facts at trade time — not its chain and token, which are the archive row's
+ * own. Cheap to make on the write path; `tradesFromArchive` rebuilds the same records, so the wire
+ * objects and their JSON are the same as from memory.
  */
-export const tradeToArchive = (r: TradeRecord): string =>
-  JSON.stringify([
-    1,
-    r.id,
-    r.trader,
-    r.transactionHash,
-    r.side,
-    r.tokenAmount.toString(),
-    r.nativeAmount.toString(),
-    r.nativeUsd.toString(),
-    r.flags,
-    r.terminal,
-    r.identities,
-    r.context.token.decimals,
-    r.context.supply.toString(),
-    r.context.metadata.name,
-    r.context.metadata.symbol
-  ])
-
-/** The record `tradeToArchive` stored, at its place (chain, token, time, seq) in the archive. */
-export const tradeFromArchive = (chain: Chain, token: string, timestamp: number, seq: number, text: string): TradeRecord => {
-  const f = JSON.parse(text) as [
-    1,
-    string,
-    string,
-    string,
-    "buy" | "sell",
-    string,
-    string,
-    string,
-    Array<string>,
-    string | null,
-    Array<IdentityProfile>,
-    number,
-    string,
-    string,
-    string
-  ]
-  if (f[0] !== 1) throw new Error(`archived trade ${seq}: unknown format ${String(f[0])}`)
-  const context: TradeContext = {
-    token: { chain, address: token, decimals: f[11] },
-    supply: BigInt(f[12]),
-    metadata: { name: f[13], symbol: f[14] }
+export const tradesToArchive = (records: ReadonlyArray<TradeRecord>): string => {
+  const rows = new Array<unknown>(records.length)
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!
+    rows[i] = [
+      r.seq,
+      r.timestamp,
+      r.id,
+      r.trader,
+      r.transactionHash,
+      r.side,
+      r.tokenAmount.toString(),
+      r.nativeAmount.toString(),
+      r.nativeUsd.toString(),
+      r.flags,
+      r.terminal,
+      r.identities,
+      r.context.token.decimals,
+      r.context.supply.toString(),
+      r.context.metadata.name,
+      r.context.metadata.symbol
+    ]
   }
-  return new TradeRecord(seq, f[1], context, f[2], f[3], f[4], BigInt(f[5]), BigInt(f[6]), BigInt(f[7]), f[8], f[9], f[10], timestamp)
+  return JSON.stringify([ARCHIVE_FORMAT, rows])
+}
+
+/** The archive text's format tag: texts of another format are refused, never misread. */
+const ARCHIVE_FORMAT = 2
+
+type ArchivedRow = [
+  number,
+  number,
+  string,
+  string,
+  string,
+  "buy" | "sell",
+  string,
+  string,
+  string,
+  Array<string>,
+  string | null,
+  Array<IdentityProfile>,
+  number,
+  string,
+  string,
+  string
+]
+
+/** The records `tradesToArchive` stored for a token of `chain`, in the same order. */
+export const tradesFromArchive = (chain: Chain, token: string, text: string): Array<TradeRecord> => {
+  const parsed = JSON.parse(text) as [number, Array<ArchivedRow>]
+  if (parsed[0] !== ARCHIVE_FORMAT) throw new Error(`archived trades of ${chain}:${token}: unknown format ${String(parsed[0])}`)
+  const rows = parsed[1]
+  const records = new Array<TradeRecord>(rows.length)
+  for (let i = 0; i < rows.length; i++) {
+    const f = rows[i]!
+    const context: TradeContext = {
+      token: { chain, address: token, decimals: f[12] },
+      supply: BigInt(f[13]),
+      metadata: { name: f[14], symbol: f[15] }
+    }
+    records[i] = new TradeRecord(f[0], f[2], context, f[3], f[4], f[5], BigInt(f[6]), BigInt(f[7]), BigInt(f[8]), f[9], f[10], f[11], f[1])
+  }
+  return records
 }
 
 const money = (native: Fixed.Fixed, usd: Fixed.Fixed) => ({ native: Fixed.format(native), usd: Fixed.format(usd) })
@@ -257,6 +277,10 @@ const finishCyrb53 = (h1: number, h2: number): number => {
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
   return 4294967296 * (2097151 & h2) + (h1 >>> 0)
 }
+
+/** Whether `trade` sorts strictly before (timestamp, seq) in (timestamp, seq) order. */
+const isOlderThan = (trade: { readonly timestamp: number; readonly seq: number }, timestamp: number, seq: number): boolean =>
+  trade.timestamp < timestamp || (trade.timestamp === timestamp && trade.seq < seq)
 
 /** Character codes of the id being spelled (reused: single-threaded, never re-entered). */
 const idCodes: Array<number> = new Array<number>(23).fill(48)
@@ -377,7 +401,23 @@ interface UnusualTexts {
   flags?: ReadonlyArray<string>
   identities?: ReadonlyArray<IdentityProfile>
 }
-/** A bounded ring of trades, oldest dropped first; read newest first, in (timestamp, seq) order. */
+/**
+ * Trades a push moved out of a ring that hands its history on (`evictBlock` > 0), newest first:
+ * either the oldest `evictBlock` trades it held (`late` false: each such block is older than
+ * everything still held, so a ring's blocks never overlap), or the pushed trade itself, when it
+ * was older than every trade a full ring held (`late` true: it may sort among earlier blocks).
+ */
+export interface LeftRing {
+  readonly late: boolean
+  readonly trades: ReadonlyArray<TradeRecord>
+}
+
+/**
+ * A bounded ring of trades, read newest first, in (timestamp, seq) order. When full, the oldest
+ * trade is dropped — or, with `evictBlock` > 0, the oldest `evictBlock` trades leave together and
+ * `push` returns them (a token's feed: its history continues in the trade archive, which then
+ * stores one row per block instead of one per trade).
+ */
 export class TradeRing {
   private numbers: Float64Array
   private hashes: Uint8Array
@@ -388,8 +428,11 @@ export class TradeRing {
   private count = 0
   /** Whether a push ever dropped the oldest trade (the feed no longer holds all its trades). */
   private droppedAny = false
+  /** With `evictBlock`: the newest trade that left in a block, (timestamp, seq). */
+  private leftTime = 0
+  private leftSeq = 0
 
-  constructor(private readonly capacity: number, initial = Math.min(capacity, 8)) {
+  constructor(private readonly capacity: number, initial = Math.min(capacity, 8), private readonly evictBlock = 0) {
     this.capacityNow = initial
     this.numbers = new Float64Array(initial * N_STRIDE)
     this.hashes = new Uint8Array(initial * TX_BYTES)
@@ -405,21 +448,55 @@ export class TradeRing {
     return this.droppedAny
   }
 
-  push(record: TradeRecord): void {
+  /** Adds a trade; what it moved out of the ring when the ring hands its history on, else undefined. */
+  push(record: TradeRecord): LeftRing | undefined {
+    let left: LeftRing | undefined = undefined
+    if (this.evictBlock > 0 && this.droppedAny && isOlderThan(record, this.leftTime, this.leftSeq)) {
+      // Older than a trade that already left: it belongs past memory, beside the blocks.
+      return { late: true, trades: [record] }
+    }
     if (this.count === this.capacity) {
-      // Full: the oldest trade goes. A late arrival older than every trade held is that one, so
-      // every trade a full ring has dropped is older than every trade it holds (pages continue
-      // in the trade archive strictly past the oldest held).
       this.droppedAny = true
-      const oldest = this.row(this.count - 1) * N_STRIDE
-      const time = this.numbers[oldest + N_TIME]!
-      if (record.timestamp < time || (record.timestamp === time && record.seq < this.numbers[oldest + N_SEQ]!)) return
+      if (this.evictBlock === 0) {
+        // Full: the oldest trade goes. A late arrival older than every trade held is that one, so
+        // every trade a full ring has dropped is older than every trade it holds.
+        const oldest = this.row(this.count - 1) * N_STRIDE
+        if (isOlderThan(record, this.numbers[oldest + N_TIME]!, this.numbers[oldest + N_SEQ]!)) return undefined
+      } else {
+        // Full: the block is the oldest `evictBlock` of the trades held and this one (when this
+        // one is among them, it leaves with the block instead of entering). Every trade that
+        // left is then older than every trade held (pages continue in the trade archive
+        // strictly past the oldest held), and each block is newer than the blocks before it.
+        const n = Math.min(this.evictBlock, this.count)
+        const newestLeaving = this.row(this.count - n) * N_STRIDE
+        let trades: Array<TradeRecord>
+        if (isOlderThan(record, this.numbers[newestLeaving + N_TIME]!, this.numbers[newestLeaving + N_SEQ]!)) {
+          trades = this.evictOldest(n - 1)
+          let at = 0
+          while (at < trades.length && !isOlderThan(trades[at]!, record.timestamp, record.seq)) at++
+          trades.splice(at, 0, record)
+        } else trades = this.evictOldest(n)
+        this.leftTime = trades[0]!.timestamp
+        this.leftSeq = trades[0]!.seq
+        left = { late: false, trades }
+        if (trades.includes(record)) return left
+      }
     } else if (this.count === this.capacityNow) this.grow()
     this.write(this.head, record)
     this.head = (this.head + 1) % this.capacityNow
     if (this.count < this.capacity) this.count++
     // A late arrival (older than the newest held) moves back to its place in (timestamp, seq) order.
     for (let i = 0; i + 1 < this.count && this.isNewer(this.row(i + 1), this.row(i)); i++) this.swap(this.row(i), this.row(i + 1))
+    return left
+  }
+
+  /** Removes the `n` oldest trades, returning them newest first (their rows are free for the next writes). */
+  private evictOldest(n: number): Array<TradeRecord> {
+    const out = new Array<TradeRecord>(n)
+    const first = this.count - n
+    for (let i = 0; i < n; i++) out[i] = this.read(this.row(first + i))
+    this.count = first
+    return out
   }
 
   /** i-th newest trade (0 = newest). */

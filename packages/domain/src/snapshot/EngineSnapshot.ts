@@ -45,7 +45,7 @@ export { SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from 
  * covers the registered classes' code and the exported functions of the engine's modules, not
  * module-private helpers or constants). A bump makes every existing snapshot refused.
  */
-export const ENGINE_STATE_VERSION = 2 // 2: trades past memory live in the trade archive, which older snapshots predate
+export const ENGINE_STATE_VERSION = 3 // 3: token feeds hand trades to the trade archive in blocks as they leave memory
 
 /**
  * The classes of the engine's state. `transient`: caches derived from the rest of the state,

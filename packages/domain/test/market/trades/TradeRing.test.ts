@@ -89,4 +89,53 @@ describe("TradeRing", () => {
       })
     )
   })
+
+  it("with block eviction, hands on every trade it lets go: blocks never overlap, each older than all held, late ones alone", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 }), fc.array(tradeInput, { maxLength: 80 }), (capacity, block, inputs) => {
+        const evictBlock = Math.min(block, capacity)
+        const ring = new TradeRing(capacity, 2, evictBlock)
+        const pushed: Array<TradeRecord> = []
+        const blocks: Array<ReadonlyArray<TradeRecord>> = []
+        const late: Array<TradeRecord> = []
+        inputs.forEach((input, i) => {
+          const record = recordOf(input, i + 1)
+          pushed.push(record)
+          const sizeBefore = ring.size
+          const left = ring.push(record)
+          if (left === undefined) {
+            expect(sizeBefore).toBeLessThan(capacity)
+            return
+          }
+          if (left.late) {
+            // only the pushed trade, and only when it is older than a trade that already left in a block
+            expect(left.trades).toEqual([record])
+            expect(blocks.some((b) => newerFirst(b[0]!, record) < 0)).toBe(true)
+            expect(ring.size).toBe(sizeBefore)
+            late.push(record)
+          } else {
+            expect(sizeBefore).toBe(capacity)
+            expect(left.trades.length).toBe(evictBlock)
+            expect([...left.trades].sort(newerFirst)).toEqual(left.trades)
+            blocks.push(left.trades)
+          }
+          // everything held is newer than everything that left in a block
+          const held = ring.page(null, 1_000).records
+          const oldestHeld = held[held.length - 1]!
+          for (const b of blocks) expect(newerFirst(b[0]!, oldestHeld)).toBeGreaterThan(0)
+        })
+        const held = ring.page(null, 1_000).records
+        // nothing lost, nothing twice: held + blocks + late trades are exactly the trades pushed
+        const seqs = [...held, ...blocks.flat(), ...late].map((r) => r.seq).sort((a, b) => a - b)
+        expect(seqs).toEqual(pushed.map((r) => r.seq))
+        // blocks leave oldest first and never overlap: each block is wholly newer than the one before
+        for (let i = 1; i < blocks.length; i++) expect(newerFirst(blocks[i]![blocks[i]!.length - 1]!, blocks[i - 1]![0]!)).toBeLessThan(0)
+        // the trades read back from the ring are the trades pushed, field for field
+        const bySeq = new Map(pushed.map((r) => [r.seq, r]))
+        for (const r of [...held, ...blocks.flat()]) expect(view(r)).toEqual(view(bySeq.get(r.seq)!))
+        expect(ring.dropped).toBe(blocks.length + late.length > 0)
+      }),
+      { numRuns: 300 }
+    )
+  })
 })

@@ -32,6 +32,17 @@ const newest: TradePosition = { timestamp: Number.MAX_SAFE_INTEGER, seq: Number.
 /** Blocks read per page beyond what `limit` needs when blocks hold at least this many trades. */
 const assumedBlockTrades = 16
 
+/** A write's rows of one table, column by column (for `unnest`). */
+const newColumns = () => ({
+  keys: [] as Array<number>,
+  times: [] as Array<number>,
+  seqs: [] as Array<number>,
+  chains: [] as Array<string>,
+  tokens: [] as Array<string>,
+  counts: [] as Array<number>,
+  bodies: [] as Array<string>
+})
+
 interface Row {
   readonly late: boolean
   readonly at: bigint | string | number
@@ -53,8 +64,8 @@ export const make = (options: PgTradeStoreOptions = {}): Effect.Effect<TradeStor
       Effect.suspend(() => {
         if (groups.length === 0) return Effect.void
         // blocks: one row each, keyed by the oldest trade; late trades: one row each
-        const block = { keys: [] as Array<number>, times: [] as Array<number>, seqs: [] as Array<number>, chains: [] as Array<string>, tokens: [] as Array<string>, counts: [] as Array<number>, bodies: [] as Array<string> }
-        const late = { keys: [] as Array<number>, times: [] as Array<number>, seqs: [] as Array<number>, chains: [] as Array<string>, tokens: [] as Array<string>, counts: [] as Array<number>, bodies: [] as Array<string> }
+        const block = newColumns()
+        const late = newColumns()
         let last = 0
         for (const group of groups) {
           const rows = group.late ? late : block
@@ -124,11 +135,15 @@ export const make = (options: PgTradeStoreOptions = {}): Effect.Effect<TradeStor
             const rows = yield* read(chain, token, from, perRead, lateWanted)
             let blocksRead = 0
             for (const row of rows) {
-              const trades = tradesFromArchive(chain, token, row.body)
-              for (const trade of trades) if (isOlder(trade, before)) found.push(trade)
+              let older = 0
+              for (const trade of tradesFromArchive(chain, token, row.body)) {
+                if (!isOlder(trade, before)) continue
+                found.push(trade)
+                older++
+              }
               if (!row.late) {
                 blocksRead++
-                blockTrades += trades.filter((t) => isOlder(t, before)).length
+                blockTrades += older
                 from = { timestamp: Number(row.at), seq: Number(row.seq) }
               }
             }

@@ -17,7 +17,8 @@ import * as Positions from "./Positions.js"
 import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.js"
 import { idHalves, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
 import type { BuyContext } from "./Holders.js"
-import { fundingOf, WalletDirectory, type WalletRecord } from "./Wallets.js"
+import { interned } from "./Interned.js"
+import { fundingOf, fundingWire, WalletDirectory, type WalletRecord } from "./Wallets.js"
 
 export interface EngineOptions {
   /** How long raw trades stay in each token's tape (stats windows need 24 hours). */
@@ -130,14 +131,6 @@ const tradeFlags = (holderFlags: ReadonlyArray<string>, isDev: boolean, labels: 
   return list
 }
 
-/** Terminal names, interned (a handful of venues; each event carries its own copy of the text). */
-const terminals = new Map<string, string>()
-const internTerminal = (terminal: string): string => {
-  const known = terminals.get(terminal)
-  if (known !== undefined) return known
-  if (terminals.size < MAX_INTERNED) terminals.set(terminal, terminal)
-  return terminal
-}
 
 /** Largest token amount (base units) an event may carry: 10^36. */
 export const MAX_BASE_UNITS = 10n ** 36n
@@ -489,7 +482,7 @@ export class MarketEngine {
       nativeAmount,
       nativeUsd,
       tradeFlags(holderFlags, trader === token.creator, wallet.labels),
-      e.terminal === null ? null : internTerminal(e.terminal),
+      e.terminal === null ? null : interned(e.terminal),
       wallet.identities,
       timestamp,
       idA,
@@ -553,7 +546,7 @@ export class MarketEngine {
   private onWalletFunded(e: Events.WalletFunded): Rejection {
     const address = canonicalAddress(e.chain, e.wallet)
     const wallet = this.wallets.getOrCreate(e.chain, address)
-    wallet.funding = fundingOf(e)
+    wallet.funding = fundingOf(e, this.wallets.texts)
     for (const token of this.tokensByCreator.get(`${e.chain}:${address}`) ?? []) {
       token.devFunding = wallet.funding
       this.touch(token, e.timestamp)
@@ -694,7 +687,7 @@ export class MarketEngine {
 
   /** The position wire object, with price-derived fields at the token's latest price. */
   positionWire(entry: PositionEntry): Positions.PositionWire {
-    return Positions.toWire(entry.state, this.positionTokenView(entry.token), entry.wallet.funding, entry.wallet.identities)
+    return Positions.toWire(entry.state, this.positionTokenView(entry.token), fundingWire(entry.wallet.funding), entry.wallet.identities)
   }
 
   /** Approximate heap bytes of the derived state (for the memory benchmark). */

@@ -8,6 +8,7 @@ import type { DiscoveryCandidate } from "../discovery/Discovery.js"
 import type { TokenMetadataFields } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
 import * as Wide from "./Wide.js"
+import { interned } from "./Interned.js"
 import type { Token } from "../wire/Token.js"
 import { HolderBook } from "./Holders.js"
 import type { TradeContext, TradeRing } from "./TradeFeed.js"
@@ -288,7 +289,7 @@ export class TokenBook implements DiscoveryCandidate {
   pool(address: string, dex: string, anchorAddress: string, anchorSymbol: string): PoolState {
     let pool = this.poolAt(address)
     if (pool === undefined) {
-      pool = { address, dex, anchorAddress, anchorSymbol, liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length }
+      pool = { address, dex: interned(dex), anchorAddress: interned(anchorAddress), anchorSymbol: interned(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length }
       this.pools.push(pool)
     }
     return pool

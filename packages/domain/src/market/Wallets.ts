@@ -4,6 +4,9 @@
 import type { Chain } from "../Chain.js"
 import type { WalletFunded } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
+import { chainLiteral, interned, internedOrNull } from "./Interned.js"
+import type { TextRef } from "./TextBytes.js"
+import { TextBytes } from "./TextBytes.js"
 import type { TokenBook } from "./TokenBook.js"
 
 export interface IdentityProfileValue {
@@ -41,17 +44,63 @@ export const unresolvedFunding: FundingValue = {
   tx: null
 }
 
-export const fundingOf = (event: WalletFunded): FundingValue => ({
-  status: "resolved",
-  address: event.funder,
-  amount:
+/**
+ * A resolved funding as the engine keeps it, one per funded wallet (tens of thousands): the
+ * funder's address and the transaction hash — unique texts, the largest part of it — in the
+ * wallet directory's `TextBytes`, off the JS heap; the short repeated texts interned
+ * (Interned.ts). Read like any `FundingValue`; `fundingWire` gives the plain wire object.
+ */
+export class PackedFunding implements FundingValue {
+  constructor(
+    private readonly texts: TextBytes,
+    private readonly addressRef: TextRef,
+    private readonly txRef: TextRef,
+    readonly amount: string | null,
+    readonly asset: string | null,
+    readonly sourceKind: "cex" | "wallet" | null,
+    readonly sourceLabel: string | null,
+    readonly symbol: string | null,
+    readonly timestamp: number | null
+  ) {}
+
+  get status(): "resolved" {
+    return "resolved"
+  }
+
+  get address(): string | null {
+    return this.texts.read(this.addressRef)
+  }
+
+  get tx(): string | null {
+    return this.texts.read(this.txRef)
+  }
+}
+
+export const fundingOf = (event: WalletFunded, texts: TextBytes): FundingValue =>
+  new PackedFunding(
+    texts,
+    texts.add(event.funder),
+    texts.add(event.transactionHash),
     event.amount === null ? null : Fixed.formatUnits(event.amount, event.assetDecimals ?? 0),
-  asset: event.asset,
-  sourceKind: event.sourceKind,
-  sourceLabel: event.sourceLabel,
-  symbol: event.assetSymbol,
-  timestamp: event.fundedAt,
-  tx: event.transactionHash
+    // low-cardinality texts shared, not kept per wallet (Interned.ts)
+    internedOrNull(event.asset),
+    event.sourceKind === null ? null : (interned(event.sourceKind) as "cex" | "wallet"),
+    internedOrNull(event.sourceLabel),
+    internedOrNull(event.assetSymbol),
+    event.fundedAt
+  )
+
+/** The funding as a plain object of the wire's fields, in the wire's order. */
+export const fundingWire = (f: FundingValue): FundingValue => ({
+  status: f.status,
+  address: f.address,
+  amount: f.amount,
+  asset: f.asset,
+  sourceKind: f.sourceKind,
+  sourceLabel: f.sourceLabel,
+  symbol: f.symbol,
+  timestamp: f.timestamp,
+  tx: f.tx
 })
 
 const noLabels: ReadonlyArray<string> = Object.freeze([])
@@ -99,7 +148,7 @@ export class WalletRecord {
   setLabel(label: string, active: boolean): boolean {
     const at = this.labels.indexOf(label)
     if (active && at < 0) {
-      this.labels = [...this.labels, label]
+      this.labels = [...this.labels, interned(label)]
       return true
     }
     if (!active && at >= 0) {
@@ -111,7 +160,7 @@ export class WalletRecord {
 
   setIdentity(profile: IdentityProfileValue): void {
     const others = this.identities.filter((p) => p.source !== profile.source)
-    this.identities = [...others, profile].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))
+    this.identities = [...others, { ...profile, source: interned(profile.source) }].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))
   }
 
   get fundedAt(): number | null {
@@ -124,6 +173,8 @@ export class WalletRecord {
 }
 
 export class WalletDirectory {
+  /** The funders' addresses and funding transactions of `PackedFunding`s (off the JS heap). */
+  readonly texts = new TextBytes()
   private readonly byChain = new Map<Chain, Map<string, WalletRecord>>()
   private count = 0
 
@@ -139,7 +190,7 @@ export class WalletDirectory {
     }
     let record = wallets.get(address)
     if (record === undefined) {
-      record = new WalletRecord(chain, address)
+      record = new WalletRecord(chainLiteral(chain), address)
       wallets.set(address, record)
       this.count++
     }

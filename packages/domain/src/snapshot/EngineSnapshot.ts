@@ -35,7 +35,8 @@ import * as TradeTapeModule from "../market/TradeTape.js"
 import { TradeTape } from "../market/TradeTape.js"
 import * as Wallets from "../market/Wallets.js"
 import * as Wide from "../market/Wide.js"
-import { unresolvedFunding, WalletDirectory, WalletRecord } from "../market/Wallets.js"
+import { TextBytes } from "../market/TextBytes.js"
+import { PackedFunding, unresolvedFunding, WalletDirectory, WalletRecord } from "../market/Wallets.js"
 import * as Codec from "./ObjectGraphCodec.js"
 
 export { SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from "./ObjectGraphCodec.js"
@@ -45,7 +46,7 @@ export { SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from 
  * covers the registered classes' code and the exported functions of the engine's modules, not
  * module-private helpers or constants). A bump makes every existing snapshot refused.
  */
-export const ENGINE_STATE_VERSION = 3 // 3: token feeds hand trades to the trade archive in blocks as they leave memory
+export const ENGINE_STATE_VERSION = 4 // 4: fundings packed (PackedFunding, TextBytes); 3: token feeds hand trades to the archive in blocks
 
 /**
  * The classes of the engine's state. `transient`: caches derived from the rest of the state,
@@ -62,6 +63,8 @@ const classes: ReadonlyArray<Codec.ClassEntry> = [
   { name: "TradeRing", constructor: TradeRing },
   { name: "WalletRecord", constructor: WalletRecord },
   { name: "WalletDirectory", constructor: WalletDirectory },
+  { name: "PackedFunding", constructor: PackedFunding },
+  { name: "TextBytes", constructor: TextBytes },
   { name: "PositionBook", constructor: PositionBook }
 ]
 

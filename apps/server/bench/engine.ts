@@ -3,7 +3,8 @@
  * candles, positions), single process, the simulator's realistic mix; and heap bytes per live token.
  * The simulator streams its events a simulated second at a time and only the engine's work is
  * timed, on a fresh engine after a warm-up fold (the heap measurement's); changes are drained per
- * batch as the service does. Heap per token is what the engine alone retains once events are gone.
+ * batch as the service does. Heap per token is what the engine alone retains once events are gone,
+ * folding events as ingest decodes them from JSON (their strings then belong to the engine alone).
  *
  *   node --expose-gc --import tsx apps/server/bench/engine.ts [--trades 400000] [--seed 1]
  */

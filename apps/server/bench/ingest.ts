@@ -893,20 +893,24 @@ const main = async (): Promise<void> => {
   const steps = breakdown(Math.min(ingested.events, 100_000))
   console.log(`  the steps alone, CPU µs per event (first ${Math.min(ingested.events, 100_000)} events, one thread): ${JSON.stringify(steps)}`)
   collect()
+  // The ingest run's figures, first in both result lines.
+  const ingestFigures = {
+    database: database.engine,
+    trades: ingested.swaps,
+    events: ingested.events,
+    batchSize,
+    inflight,
+    format,
+    tradesPerSec: Math.round(tradesPerSec),
+    eventsPerSec: Math.round(eventsPerSec)
+  }
   if (ingestOnly) {
     const loadAtEnd = loadavg()
     await cleanup()
     console.log(JSON.stringify({
       bench: "ingest",
       ingestOnly: true,
-      database: database.engine,
-      trades: ingested.swaps,
-      events: ingested.events,
-      batchSize,
-      inflight,
-      format,
-      tradesPerSec: Math.round(tradesPerSec),
-      eventsPerSec: Math.round(eventsPerSec),
+      ...ingestFigures,
       cpuMicrosPerEvent: cpuPerEvent,
       stepMicrosPerEvent: steps,
       loadAverage: round(loadAtEnd[0]!, 2),
@@ -967,14 +971,7 @@ const main = async (): Promise<void> => {
 
   const result = {
     bench: "ingest",
-    database: database.engine,
-    trades: ingested.swaps,
-    events: ingested.events,
-    batchSize,
-    inflight,
-    format,
-    tradesPerSec: Math.round(tradesPerSec),
-    eventsPerSec: Math.round(eventsPerSec),
+    ...ingestFigures,
     copyRowsPerSec: Math.round(copyRowsPerSec),
     copyMethod: copyOne >= copyPerBatch ? "COPY FROM STDIN text, one statement" : "COPY FROM STDIN text, one statement per batch",
     copyPerBatchRowsPerSec: Math.round(copyPerBatch),

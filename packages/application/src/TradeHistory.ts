@@ -22,8 +22,8 @@ import type { Chain as ChainSlug, TradeRecord, TradesLeftMemory } from "@spot/do
 type Chain = ChainSlug.Chain
 import { Market } from "./Market.js"
 import type { StoreUnavailable } from "./ports/EventStore.js"
-import type { TradePosition } from "./ports/TradeStore.js"
-import { isOlder, TradeStore } from "./ports/TradeStore.js"
+import type { OlderTrades, TradePosition } from "./ports/TradeStore.js"
+import { isOlder, newestFirst, TradeStore } from "./ports/TradeStore.js"
 
 export interface TradeHistorySettings {
   /** How often queued trades are written. */
@@ -42,12 +42,7 @@ export interface TradeHistoryShape {
    * newest first, from the trades still queued and the archive: every trade ever folded for the
    * token is in one of them or still in memory.
    */
-  readonly older: (
-    chain: Chain,
-    token: string,
-    before: TradePosition | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<TradeRecord>, StoreUnavailable>
+  readonly older: OlderTrades
   /** Writes every queued trade; fails (keeping them queued) when the archive cannot be written. */
   readonly flush: Effect.Effect<void, StoreUnavailable>
   /** Trades that left memory and are not yet written. */
@@ -56,8 +51,6 @@ export interface TradeHistoryShape {
 
 export class TradeHistory extends Context.Service<TradeHistory, TradeHistoryShape>()("@spot/application/TradeHistory") {}
 
-/** Newest first: later timestamp first, then higher seq. */
-const newestFirst = (a: TradePosition, b: TradePosition): number => b.timestamp - a.timestamp || b.seq - a.seq
 
 export const make = (settings: TradeHistorySettings = defaultTradeHistorySettings) =>
   Effect.gen(function*() {

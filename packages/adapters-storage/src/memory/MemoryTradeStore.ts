@@ -4,7 +4,7 @@
  * strictly older than a position). `failing` makes every call fail as unavailable, to test outages.
  */
 import { Effect, Layer } from "effect"
-import { isOlder, StoreUnavailable, TradeStore } from "@spot/application"
+import { isOlder, newestFirst, StoreUnavailable, TradeStore } from "@spot/application"
 import type { TradePosition, TradeStoreShape } from "@spot/application"
 import type { Chain as ChainSlug, TradeRecord, TradesLeftMemory } from "@spot/domain"
 type Chain = ChainSlug.Chain
@@ -55,7 +55,7 @@ export const make = (): MemoryTradeStore => {
         return Effect.succeed(
           list
             .filter((t) => isOlder(t, before))
-            .sort((a, b) => b.timestamp - a.timestamp || b.seq - a.seq)
+            .sort(newestFirst)
             .slice(0, limit)
         )
       }),

@@ -12,7 +12,7 @@ import { Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { float8Array, textArray } from "./ArrayParameters.js"
-import { isOlder, StoreUnavailable, TradeStore } from "@spot/application"
+import { isOlder, newestFirst, StoreUnavailable, TradeStore } from "@spot/application"
 import type { TradePosition, TradeStoreShape } from "@spot/application"
 import type { Chain as ChainSlug, TradeRecord, TradesLeftMemory } from "@spot/domain"
 import { stableKeyOf, tradesFromArchive, tradesToArchive } from "@spot/domain"
@@ -150,7 +150,7 @@ export const make = (options: PgTradeStoreOptions = {}): Effect.Effect<TradeStor
             lateWanted = 0
             if (blocksRead < perRead || blockTrades >= limit) break
           }
-          return found.sort((a, b) => b.timestamp - a.timestamp || b.seq - a.seq).slice(0, limit)
+          return found.sort(newestFirst).slice(0, limit)
         })
       )
 

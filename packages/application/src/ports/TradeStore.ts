@@ -9,6 +9,7 @@
 import { Context } from "effect"
 import type { Effect } from "effect"
 import type { Chain as ChainSlug, TradeRecord, TradesLeftMemory } from "@spot/domain"
+import { isOlderThan } from "@spot/domain"
 type Chain = ChainSlug.Chain
 import type { StoreUnavailable } from "./EventStore.js"
 
@@ -20,7 +21,18 @@ export interface TradePosition {
 
 /** Whether `trade` comes strictly after `before` in a newest-first feed (every trade does when `before` is null). */
 export const isOlder = (trade: TradePosition, before: TradePosition | null): boolean =>
-  before === null || trade.timestamp < before.timestamp || (trade.timestamp === before.timestamp && trade.seq < before.seq)
+  before === null || isOlderThan(trade, before.timestamp, before.seq)
+
+/** Newest first: later timestamp first, then higher seq (a feed's order). */
+export const newestFirst = (a: TradePosition, b: TradePosition): number => b.timestamp - a.timestamp || b.seq - a.seq
+
+/** Up to `limit` trades of the token strictly older than `before` (from the newest when null), newest first. */
+export type OlderTrades = (
+  chain: Chain,
+  token: string,
+  before: TradePosition | null,
+  limit: number
+) => Effect.Effect<ReadonlyArray<TradeRecord>, StoreUnavailable>
 
 export interface TradeStoreShape {
   /**
@@ -29,12 +41,7 @@ export interface TradeStoreShape {
    */
   readonly write: (groups: ReadonlyArray<TradesLeftMemory>) => Effect.Effect<void, StoreUnavailable>
   /** Up to `limit` trades of the token strictly older than `before` (from the newest when null), newest first. */
-  readonly older: (
-    chain: Chain,
-    token: string,
-    before: TradePosition | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<TradeRecord>, StoreUnavailable>
+  readonly older: OlderTrades
   /** The highest stored `leftAt`, 0 when none: the archive holds every group up to it (writes go in `leftAt` order). */
   readonly lastLeftAt: Effect.Effect<number, StoreUnavailable>
 }

@@ -278,8 +278,8 @@ const finishCyrb53 = (h1: number, h2: number): number => {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0)
 }
 
-/** Whether `trade` sorts strictly before (timestamp, seq) in (timestamp, seq) order. */
-const isOlderThan = (trade: { readonly timestamp: number; readonly seq: number }, timestamp: number, seq: number): boolean =>
+/** Whether `trade` sorts strictly before (timestamp, seq) in (timestamp, seq) order: the keyset rule of every trade feed. */
+export const isOlderThan = (trade: { readonly timestamp: number; readonly seq: number }, timestamp: number, seq: number): boolean =>
   trade.timestamp < timestamp || (trade.timestamp === timestamp && trade.seq < seq)
 
 /** Character codes of the id being spelled (reused: single-threaded, never re-entered). */
@@ -470,7 +470,8 @@ export class TradeRing {
         const n = Math.min(this.evictBlock, this.count)
         const newestLeaving = this.row(this.count - n) * N_STRIDE
         let trades: Array<TradeRecord>
-        if (isOlderThan(record, this.numbers[newestLeaving + N_TIME]!, this.numbers[newestLeaving + N_SEQ]!)) {
+        const leavesWithBlock = isOlderThan(record, this.numbers[newestLeaving + N_TIME]!, this.numbers[newestLeaving + N_SEQ]!)
+        if (leavesWithBlock) {
           trades = this.evictOldest(n - 1)
           let at = 0
           while (at < trades.length && !isOlderThan(trades[at]!, record.timestamp, record.seq)) at++
@@ -479,7 +480,7 @@ export class TradeRing {
         this.leftTime = trades[0]!.timestamp
         this.leftSeq = trades[0]!.seq
         left = { late: false, trades }
-        if (trades.includes(record)) return left
+        if (leavesWithBlock) return left
       }
     } else if (this.count === this.capacityNow) this.grow()
     this.write(this.head, record)

@@ -50,7 +50,8 @@ const swap = (i: number): MarketEvent => ({
   nativeAmount: 1_000_000n,
   nativeUsd: "150",
   fees: { transaction: 5000n, validator: 0n, platform: 0n, dex: 0n },
-  terminal: null
+  terminal: null,
+  poolAfter: null
 })
 
 const makeMarket = () => {

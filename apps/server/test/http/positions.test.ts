@@ -113,7 +113,8 @@ const thinMarketEvents = (wallets: ReadonlyArray<string>, at: number): Array<Mar
       nativeAmount: 100_000_000n,
       nativeUsd: "150",
       fees: { transaction: 5000n, validator: 0n, platform: 0n, dex: 0n },
-      terminal: null
+      terminal: null,
+      poolAfter: null
     })
     events.push({
       type: "transfer",

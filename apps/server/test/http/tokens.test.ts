@@ -66,7 +66,8 @@ const chartEvents = (): Array<MarketEvent> => {
       nativeAmount: BigInt(1_000_000 + i * 1000),
       nativeUsd: "150",
       fees: { transaction: 5000n, validator: 0n, platform: 0n, dex: 0n },
-      terminal: null
+      terminal: null,
+      poolAfter: null
     })
   }
   return events

@@ -24,7 +24,7 @@ describe(`PgEventStore (${database.engine})`, () => {
     it.effect("stores new ids once, in order, and replays exactly what was stored", () =>
       Effect.gen(function*() {
         const store = yield* EventStore
-        const events = simulated(2)
+        const events = simulated(3)
         expect(events.length).toBeGreaterThan(1_500) // several INSERT statements in one transaction
         const first = yield* store.append(events)
         expect(first.accepted.length).toBe(events.length)

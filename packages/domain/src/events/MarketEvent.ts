@@ -6,7 +6,7 @@
  * Amounts are integer base units (encoded on the wire as decimal integer strings, decoded to
  * bigint); prices are decimal strings; times are integer Unix milliseconds.
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { chains } from "../Chain.js"
 
 const Chain = Schema.Literals(chains)
@@ -59,6 +59,21 @@ export const TokenLaunched = Schema.Struct({
   metadata: Schema.NullOr(TokenMetadataFields)
 }).annotate({ identifier: "TokenLaunchedEvent" })
 
+/**
+ * The state of a swap's pool right after it, as an indexer decodes it from the swap's own
+ * transaction (pump.fun's trade event carries the curve's reserves, a Uniswap pair's `Sync` its
+ * reserves): the pool's value, like `liquidityChanged`'s, and the curve's completion, like
+ * `curveProgressed`'s (null when the pool is not a bonding curve). A swap that carries it needs
+ * neither of those events after it.
+ */
+export const PoolAfterSwap = Schema.Struct({
+  /** The pool's total value in native base units (both sides; virtual reserves on a curve). */
+  liquidityNative: BaseUnits,
+  /** Bonding-curve completion after the swap, 0-100; null when the pool is not a curve. */
+  bondingCurvePct: Schema.NullOr(Pct)
+}).annotate({ identifier: "PoolAfterSwap" })
+export type PoolAfterSwap = typeof PoolAfterSwap.Type
+
 /** One swap on one pool. `side` is from the trader's point of view on the token. */
 export const Swap = Schema.Struct({
   type: Schema.Literal("swap"),
@@ -92,7 +107,9 @@ export const Swap = Schema.Struct({
     dex: BaseUnits
   }),
   /** Trading terminal the swap was routed through (such as `partner`), null when none is known. */
-  terminal: Schema.NullOr(Schema.String)
+  terminal: Schema.NullOr(Schema.String),
+  /** The pool right after the swap, when the indexer knows it; null (or absent) when not. */
+  poolAfter: Schema.NullOr(PoolAfterSwap).pipe(Schema.withDecodingDefaultKey(Effect.succeed(null)))
 }).annotate({ identifier: "SwapEvent" })
 
 /** A token transfer outside a swap: airdrops, wallet moves, mints (`from` null) and burns (`to` null). */

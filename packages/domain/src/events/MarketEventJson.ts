@@ -16,7 +16,7 @@
  */
 import { chains } from "../Chain.js"
 import type { Chain } from "../Chain.js"
-import type { MarketEvent, MarketEventJson, TokenMetadataFields } from "./MarketEvent.js"
+import type { MarketEvent, MarketEventJson, PoolAfterSwap, TokenMetadataFields } from "./MarketEvent.js"
 
 // ---------------------------------------------------------------------------------------------
 // Decoding
@@ -98,6 +98,15 @@ const stringArray = (u: unknown): Array<string> => {
   return out
 }
 
+/** A swap's `poolAfter`: absent (an indexer that never sends it) decodes to null, as in the schema. */
+const poolAfter = (o: Raw): PoolAfterSwap | null => {
+  if (!Object.hasOwn(o, "poolAfter")) return null
+  const u = o.poolAfter
+  if (u === null) return null
+  const p = plainObject(u)
+  return { liquidityNative: units(p.liquidityNative), bondingCurvePct: p.bondingCurvePct === null ? null : decimalText(p.bondingCurvePct) }
+}
+
 // Each builds the event in the schema's field order (the decoded objects are shaped alike).
 const decoders: Record<string, (o: Raw) => MarketEvent> = {
   tokenLaunched: (o) => ({
@@ -144,7 +153,8 @@ const decoders: Record<string, (o: Raw) => MarketEvent> = {
         platform: units(fees.platform),
         dex: units(fees.dex)
       },
-      terminal: nullOrText(o.terminal)
+      terminal: nullOrText(o.terminal),
+      poolAfter: poolAfter(o)
     }
   },
   transfer: (o) => ({
@@ -290,7 +300,7 @@ export const decodeMarketEventFast = (raw: unknown): MarketEvent | undefined => 
 /** How many fields each event type has (checked against the schema by the tests). */
 export const fieldCounts: Readonly<Record<MarketEvent["type"], number>> = {
   tokenLaunched: 14,
-  swap: 21,
+  swap: 22,
   transfer: 10,
   metadataResolved: 6,
   walletFunded: 14,
@@ -304,6 +314,7 @@ export const fieldCounts: Readonly<Record<MarketEvent["type"], number>> = {
   nativePrice: 5
 }
 const feeFields = 4
+const poolAfterFields = 2
 const metadataFieldCount = 8
 
 const countKeys = (o: object): number => {
@@ -323,7 +334,7 @@ export const carriesOnlyEventFields = (raw: object, event: MarketEvent): boolean
   const o = raw as Raw
   switch (event.type) {
     case "swap":
-      return countKeys(o.fees as object) === feeFields
+      return countKeys(o.fees as object) === feeFields && (o.poolAfter === null || countKeys(o.poolAfter as object) === poolAfterFields)
     case "tokenLaunched":
       return o.metadata === null || countKeys(o.metadata as object) === metadataFieldCount
     case "metadataResolved":
@@ -377,7 +388,8 @@ export const encodeMarketEventFast = (e: MarketEvent): MarketEventJson => {
         nativeAmount: s(e.nativeAmount),
         nativeUsd: e.nativeUsd,
         fees: { transaction: s(e.fees.transaction), validator: s(e.fees.validator), platform: s(e.fees.platform), dex: s(e.fees.dex) },
-        terminal: e.terminal
+        terminal: e.terminal,
+        poolAfter: e.poolAfter === null ? null : { liquidityNative: s(e.poolAfter.liquidityNative), bondingCurvePct: e.poolAfter.bondingCurvePct }
       }
     case "tokenLaunched":
       return {

@@ -421,7 +421,18 @@ export class MarketEngine {
     const marketCapNative = token.marketCapOf(priceNative)
     const marketCapUsd = token.marketCapOf(priceUsd)
 
-    token.pool(e.pool, e.dex, e.quoteAddress, e.quoteSymbol)
+    const pool = token.pool(e.pool, e.dex, e.quoteAddress, e.quoteSymbol)
+    const after = e.poolAfter
+    if (after !== null) {
+      // The pool as the swap left it: what a liquidityChanged and a curveProgressed after it would say.
+      if (pool.anchorAddress !== e.quoteAddress) pool.anchorAddress = interned(e.quoteAddress)
+      if (pool.anchorSymbol !== e.quoteSymbol) pool.anchorSymbol = interned(e.quoteSymbol)
+      pool.liquidityNative = nativeValue(chain, after.liquidityNative)
+      pool.liquidityUsd = Fixed.mul(pool.liquidityNative, nativeUsd)
+      if (after.bondingCurvePct !== null && token.hasCurve && token.graduatedAt === null) {
+        token.recordCurve(Fixed.unsafeParse(after.bondingCurvePct), timestamp)
+      }
+    }
     // Fee sums: native in base units, USD valued per swap; zero terms (common) cost nothing.
     const fees = e.fees
     const feeTx = fees.transaction

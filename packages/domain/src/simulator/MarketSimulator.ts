@@ -12,7 +12,6 @@
 import type { AddressFamily, Chain } from "../Chain.js"
 import { addressFamily, nativeAsset } from "../Chain.js"
 import type {
-  CurveProgressed,
   Graduated,
   IdentityResolved,
   LiquidityChanged,
@@ -217,9 +216,6 @@ class SimToken implements AgendaItem {
   recentCursor = 0
   onCurve: boolean
   graduated = false
-  lastLiquidity = -1n
-  lastLiquidityTime = 0
-  lastProgress = -1
   platformFeeBps: bigint
   dexFeeBps: bigint
 
@@ -267,12 +263,6 @@ const transferShare = 0.03
 const floorRateShare = 0.03
 /** Expected swaps per token in launch bursts (dev buy, launch-block snipers, bundles, snipers, insiders). */
 const burstSwapsPerToken = 5
-/**
- * Liquidity is re-announced when it moved by 1/100 (1%) or when the last announcement is this old:
- * on thin curves nearly every swap moves it, and one event per swap would double the stream.
- */
-const liquidityRefreshMs = 30 * second
-const liquidityMoveDivisor = 100n
 
 const fateWeights = cumulativeWeights(fateSpecs.map((f) => f.weight))
 const meanRelativeTrades = fateSpecs.reduce((sum, f) => sum + f.weight * f.relativeTrades, 0)
@@ -688,7 +678,7 @@ export class MarketSimulator {
       this.out.push(minted)
       token.holders.add(creator, creatorShare)
     }
-    if (!token.onCurve) this.announceLiquidity(token, time, hash, 2, true)
+    if (!token.onCurve) this.announceLiquidity(token, time, hash, 2)
     // The creator's own buy rides in the launch transaction.
     if (prng.chance(0.6)) this.buy(token, creator, this.sizeUsd(creator), time, block, hash, txIndex, 3)
     // Launch-block snipers and, on some launches, a bundle of 4-8 wallets buying in the same block.
@@ -857,7 +847,7 @@ export class MarketSimulator {
     token.holders.add(buyer, trade.tokens)
     token.rememberTrader(buyer)
     this.emitSwap(token, buyer, "buy", trade.tokens, trade.quote, time, block, hash, txIndex, instruction)
-    this.afterSwap(token, time, block, hash, instruction)
+    this.afterSwap(token, time, block)
   }
 
   private sell(token: SimToken, seller: Wallet, amount: bigint, time: number, block: number, hash: string, txIndex: number, instruction: number): void {
@@ -867,7 +857,7 @@ export class MarketSimulator {
     this.introduce(seller, token.chain, time)
     token.holders.subtract(seller, amount)
     this.emitSwap(token, seller, "sell", amount, trade.quote, time, block, hash, txIndex, instruction)
-    this.afterSwap(token, time, block, hash, instruction)
+    this.afterSwap(token, time, block)
   }
 
   private emitSwap(
@@ -912,50 +902,31 @@ export class MarketSimulator {
         platform: (nativeAmount * token.platformFeeBps) / 10_000n,
         dex: (nativeAmount * token.dexFeeBps) / 10_000n
       },
-      terminal: trader.terminal
+      terminal: trader.terminal,
+      // The pool as this swap left it (its reserves are already updated).
+      poolAfter: {
+        liquidityNative: this.liquidityOf(token),
+        bondingCurvePct: token.onCurve ? formatProgress(progressUnits(token.reserves.realTokens, token.launchpad.curve!.curveTokens)) : null
+      }
     }
     this.out.push(swap)
   }
 
-  /** Curve progress, graduation and pool liquidity after a swap (same transaction). */
-  private afterSwap(token: SimToken, time: number, block: number, hash: string, instruction: number): void {
-    if (token.onCurve) {
-      const curve = token.launchpad.curve!
-      const units = progressUnits(token.reserves.realTokens, curve.curveTokens)
-      if (units !== token.lastProgress) {
-        token.lastProgress = units
-        const progressed: CurveProgressed = {
-          type: "curveProgressed",
-          id: `${token.chain.name}:${hash}:${instruction + 1}`,
-          timestamp: time,
-          chain: token.chain.name,
-          token: token.address,
-          bondingCurvePct: formatProgress(units)
-        }
-        this.out.push(progressed)
-      }
-      if (token.reserves.realTokens === 0n) {
-        this.announceLiquidity(token, time, hash, instruction + 2, true)
-        this.graduate(token, time, block)
-        return
-      }
-    }
-    this.announceLiquidity(token, time, hash, instruction + 2, false)
+  /** A swap that emptied the curve graduates the token (same block). */
+  private afterSwap(token: SimToken, time: number, block: number): void {
+    if (token.onCurve && token.reserves.realTokens === 0n) this.graduate(token, time, block)
   }
 
   /** Liquidity = twice the quote side of the pool (virtual reserves on a curve), in native units. */
-  private announceLiquidity(token: SimToken, time: number, hash: string, instruction: number, force: boolean): void {
+  private liquidityOf(token: SimToken): bigint {
+    const quoteSide = token.reserves.quote * 2n
+    return token.quote.isNative ? quoteSide : token.chain.stableToNative(quoteSide, token.quote)
+  }
+
+  /** A pool's liquidity outside a swap: a new pool seeded at launch or by a graduation. */
+  private announceLiquidity(token: SimToken, time: number, hash: string, instruction: number): void {
     const chain = token.chain
     const quote = token.quote
-    const quoteSide = token.reserves.quote * 2n
-    const liquidity = quote.isNative ? quoteSide : chain.stableToNative(quoteSide, quote)
-    const last = token.lastLiquidity
-    if (!force && last >= 0n && time - token.lastLiquidityTime < liquidityRefreshMs) {
-      const moved = liquidity > last ? liquidity - last : last - liquidity
-      if (moved * liquidityMoveDivisor < last) return
-    }
-    token.lastLiquidity = liquidity
-    token.lastLiquidityTime = time
     const event: LiquidityChanged = {
       type: "liquidityChanged",
       id: `${chain.name}:${hash}:${instruction}`,
@@ -966,7 +937,7 @@ export class MarketSimulator {
       dex: token.dex,
       anchorAddress: quote.address,
       anchorSymbol: quote.symbol,
-      liquidityNative: liquidity,
+      liquidityNative: this.liquidityOf(token),
       nativeUsd: chain.usdText
     }
     this.out.push(event)
@@ -1004,7 +975,7 @@ export class MarketSimulator {
       transactionHash: hash
     }
     this.out.push(graduated)
-    this.announceLiquidity(token, time, hash, 1, true)
+    this.announceLiquidity(token, time, hash, 1)
     const rescored: SecurityScored = {
       type: "securityScored",
       id: this.offChainId("securityScored", chain.name, token.address),

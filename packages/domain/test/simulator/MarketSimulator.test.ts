@@ -181,7 +181,7 @@ describe("MarketSimulator market content", () => {
     const graduated = new Set<string>()
     const curveless = new Set<string>()
     for (const e of events) {
-      if (e.type === "curveProgressed") progress.set(key(e.chain, e.token), Number(e.bondingCurvePct))
+      if (e.type === "swap" && e.poolAfter?.bondingCurvePct != null) progress.set(key(e.chain, e.token), Number(e.poolAfter.bondingCurvePct))
       else if (e.type === "graduated") graduated.add(key(e.chain, e.token))
       else if (e.type === "tokenLaunched" && !e.hasCurve) curveless.add(key(e.chain, e.token))
     }
@@ -206,12 +206,11 @@ describe("MarketSimulator market content", () => {
         if (!curvePool.has(k)) curvePool.set(k, e.pool)
         if (curvePool.get(k) !== e.pool) continue
         sold.set(k, (sold.get(k) ?? 0n) + (e.side === "buy" ? e.tokenAmount : -e.tokenAmount))
-      } else if (e.type === "curveProgressed") {
-        const k = key(e.chain, e.token)
+        // The swap carries the curve's progress after it.
         const total = curveTokens.get(k)!
         const real = total - (sold.get(k) ?? 0n)
         const exact = (1 - Number(real) / Number(total)) * 100
-        expect(Math.abs(Number(e.bondingCurvePct) - exact)).toBeLessThan(0.0002)
+        expect(Math.abs(Number(e.poolAfter!.bondingCurvePct) - exact)).toBeLessThan(0.0002)
         checked++
       }
     }

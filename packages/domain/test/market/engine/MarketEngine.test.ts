@@ -76,6 +76,7 @@ const swap = (trader: string, side: "buy" | "sell", tokens: bigint, lamports: bi
   nativeUsd: "150",
   fees: { transaction: 5000n, validator: 10000n, platform: lamports / 100n, dex: 0n },
   terminal: null,
+  poolAfter: null,
   ...extra
 })
 
@@ -144,6 +145,36 @@ describe("MarketEngine", () => {
         lastCounts.set(token.key, counts)
       }
     }
+  })
+
+  it("folds a swap's poolAfter exactly as a curveProgressed and a liquidityChanged right after it", () => {
+    const events = simulated(6, 11)
+    const carrying = events.filter((e) => e.type === "swap" && e.poolAfter !== null).length
+    expect(carrying).toBeGreaterThan(1_000)
+    // The same market, each swap's pool state sent the old way: two events of their own.
+    const split: Array<MarketEvent> = []
+    for (const e of events) {
+      if (e.type !== "swap" || e.poolAfter === null) {
+        split.push(e)
+        continue
+      }
+      split.push({ ...e, poolAfter: null })
+      const { bondingCurvePct, liquidityNative } = e.poolAfter
+      const common = { timestamp: e.timestamp, chain: e.chain, token: e.token }
+      if (bondingCurvePct !== null) split.push({ type: "curveProgressed", id: `${e.id}:curve`, ...common, bondingCurvePct })
+      split.push({
+        type: "liquidityChanged", id: `${e.id}:liquidity`, ...common, pool: e.pool, dex: e.dex,
+        anchorAddress: e.quoteAddress, anchorSymbol: e.quoteSymbol, liquidityNative, nativeUsd: e.nativeUsd
+      })
+    }
+    // Extra events move updatedAt (one change each); everything else must be the same.
+    const withoutUpdatedAt = (engine: MarketEngine) =>
+      [...engine.allTokens()].map((token) => JSON.stringify(token.toWire())).join("\n").replace(/"updatedAt":\d+/g, "")
+    const folded = withoutUpdatedAt(fold(events))
+    expect(folded).toContain("bondingCurvePct")
+    expect(withoutUpdatedAt(fold(split))).toBe(folded)
+    // And a poolAfter is not ignored: dropping them all changes liquidity and curve progress.
+    expect(withoutUpdatedAt(fold(events.map((e) => (e.type === "swap" ? { ...e, poolAfter: null } : e))))).not.toBe(folded)
   })
 
   it("refuses amounts beyond its exact range, whole and without changing anything", () => {

@@ -69,6 +69,9 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
   seed: Config.Int("SPOT_SIM_SEED").pipe(Config.withDefault(simDefaults.seed)),
   tradesPerSecond: positiveInt("SPOT_SIM_TRADES_PER_SECOND", simDefaults.tradesPerSecond),
   launchesPerMinute: positiveInt("SPOT_SIM_LAUNCHES_PER_MINUTE", simDefaults.launchesPerMinute),
+  tickMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 10, maximum: 10_000 })), "SPOT_SIM_TICK_MS").pipe(
+    Config.withDefault(simDefaults.tickMs)
+  ),
   warmUpMinutes: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1440 })), "SPOT_SIM_WARMUP_MINUTES").pipe(
     Config.withDefault(simDefaults.warmUpMs / 60_000)
   ),
@@ -87,7 +90,7 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
     port: c.port,
     host: c.host,
     simulator: c.simulatorOn
-      ? { seed: c.seed, tradesPerSecond: c.tradesPerSecond, launchesPerMinute: c.launchesPerMinute, warmUpMs: c.warmUpMinutes * 60_000, tickMs: simDefaults.tickMs }
+      ? { seed: c.seed, tradesPerSecond: c.tradesPerSecond, launchesPerMinute: c.launchesPerMinute, warmUpMs: c.warmUpMinutes * 60_000, tickMs: c.tickMs }
       : null,
     cursorSecret: c.cursorSecret,
     apiKeys: c.apiKeys,

@@ -41,15 +41,55 @@ export const min = (a: Fixed, b: Fixed): Fixed => (a < b ? a : b)
 export const max = (a: Fixed, b: Fixed): Fixed => (a > b ? a : b)
 export const abs = (a: Fixed): Fixed => (a < 0n ? -a : a)
 
-const decimalPattern = /^(-)?(\d+)(?:\.(\d+))?$/
+/** Digits a double holds exactly as an integer (< 2^53). */
+const EXACT_DIGITS = 15
 
-/** Parses a plain decimal string (no exponent); digits past 18 decimals are truncated. */
+/** The value of the decimal digits `text[from, to)` (all digits, at most EXACT_DIGITS of them). */
+const digitsValue = (text: string, from: number, to: number): number => {
+  let n = 0
+  for (let i = from; i < to; i++) n = n * 10 + (text.charCodeAt(i) - 48)
+  return n
+}
+
+/** Index of the first non-digit of `text` from `from` on. */
+const digitsEnd = (text: string, from: number): number => {
+  let i = from
+  while (i < text.length) {
+    const c = text.charCodeAt(i)
+    if (c < 48 || c > 57) break
+    i++
+  }
+  return i
+}
+
+/**
+ * Parses a plain decimal string, `-?digits(.digits)?` (no exponent, no sign "+", ASCII digits);
+ * digits past 18 decimals are truncated. On the hot path (every swap's prices and curve progress):
+ * a scan instead of a regular expression, and short digit runs read as doubles (exact below 2^53)
+ * before one BigInt each.
+ */
 export const parse = (text: string): Fixed | undefined => {
-  const m = decimalPattern.exec(text)
-  if (m === null) return undefined
-  const frac = (m[3] ?? "").slice(0, SCALE_DIGITS).padEnd(SCALE_DIGITS, "0")
-  const v = BigInt(m[2]!) * ONE + BigInt(frac)
-  return m[1] === "-" && v !== 0n ? -v : v
+  const negative = text.charCodeAt(0) === 45 // "-"
+  const intStart = negative ? 1 : 0
+  const intEnd = digitsEnd(text, intStart)
+  if (intEnd === intStart) return undefined
+  let fracEnd = intEnd
+  if (intEnd < text.length) {
+    if (text.charCodeAt(intEnd) !== 46) return undefined // "."
+    fracEnd = digitsEnd(text, intEnd + 1)
+    if (fracEnd === intEnd + 1 || fracEnd !== text.length) return undefined
+  }
+  const whole = intEnd - intStart <= EXACT_DIGITS ? BigInt(digitsValue(text, intStart, intEnd)) : BigInt(text.slice(intStart, intEnd))
+  let v = whole * ONE
+  if (fracEnd > intEnd) {
+    const fracStart = intEnd + 1
+    const kept = Math.min(fracEnd, fracStart + SCALE_DIGITS)
+    const digits = kept - fracStart
+    v += digits <= EXACT_DIGITS
+      ? BigInt(digitsValue(text, fracStart, kept)) * pow10(SCALE_DIGITS - digits)
+      : BigInt(text.slice(fracStart, kept)) * pow10(SCALE_DIGITS - digits)
+  }
+  return negative && v !== 0n ? -v : v
 }
 
 /** Parses a decimal string, throwing on malformed input (for trusted internal constants). */

@@ -347,10 +347,9 @@ export class TokenBook implements DiscoveryCandidate {
   recordCurve(pct: Fixed.Fixed, at: number): void {
     this.bondingCurvePct = pct
     // samples: [time0, pct0, time1, pct1, ...] oldest first, at most one per minute, last hour only
-    const value = Fixed.toNumber(pct)
     const n = this.curveSamples.length
-    if (n === 0) this.curveSamples = [at, value]
-    else if (at - this.curveSamples[n - 2]! >= CURVE_SAMPLE_MS) this.curveSamples.push(at, value)
+    if (n === 0) this.curveSamples = [at, Fixed.toNumber(pct)]
+    else if (at - this.curveSamples[n - 2]! >= CURVE_SAMPLE_MS) this.curveSamples.push(at, Fixed.toNumber(pct))
     let drop = 0
     while (drop + 2 < this.curveSamples.length && this.curveSamples[drop + 2]! <= at - CURVE_HISTORY_MS) drop += 2
     if (drop > 0) this.curveSamples = this.curveSamples.slice(drop)

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { Market } from "@spot/application"
-import { Events, Simulator } from "@spot/domain"
+import { Events, Fixed, Simulator } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
 import { SqlClient } from "effect/sql"
 import { MemoryKeyStore, PgDatabase } from "@spot/adapters-storage"
@@ -108,13 +108,15 @@ describe("durable ingest on the real server", () => {
     const fresh = { ...launch, id: "test:launch:fresh", token: `${launch.token.slice(0, -4)}zzzz` }
     const badSwap = { ...swap, id: "test:swap:bad", tokenAmount: "-5" }
     const orphanSwap = { ...swap, id: "test:swap:orphan", token: "UnknownTokenAddress1111111111111111111111" }
+    const badPool = { ...swap, id: "test:swap:badpool", poolAfter: { liquidityNative: "1.5", bondingCurvePct: "12" } }
     const eventsBefore = server.market.engine.stats.events
-    const reply = await post(server, [fresh, { ...swap, id: "test:swap:ok", token: fresh.token }, badSwap, orphanSwap])
+    const reply = await post(server, [fresh, { ...swap, id: "test:swap:ok", token: fresh.token }, badSwap, orphanSwap, badPool])
     expect(reply.status).toBe(400)
     expect(reply.body.error.code).toBe("VALIDATION_ERROR")
     const fields = reply.body.error.details.map((d: any) => d.field)
     expect(fields).toContain("events[2].tokenAmount")
     expect(fields).toContain("events[3]")
+    expect(fields).toContain("events[4].poolAfter.liquidityNative")
     expect(fields.some((f: string) => f.startsWith("events[0]") || f.startsWith("events[1]"))).toBe(false) // a launch then its swap in one batch is fine
     expect(server.market.engine.stats.events).toBe(eventsBefore)
   })
@@ -153,6 +155,38 @@ describe("durable ingest on the real server", () => {
     ndjsonPart.forEach((e: any, i) => expect(bodies.get(e.id), `line ${i}`).toBe(i === 3 ? JSON.stringify(e) : lines[i]))
   })
 
+  it("folds a swap's poolAfter into the token's liquidity and curve; a swap without it is stored with it null", async () => {
+    const launch = events.find((e: any) => e.type === "tokenLaunched" && e.hasCurve && e.chain === "solana") as any
+    const swap = events.find((e: any) => e.type === "swap" && e.chain === "solana") as any
+    const token = `${launch.token.slice(0, -4)}pa11`
+    const { poolAfter: _, ...withoutPoolAfter } = { ...swap, id: "test:pool:swap1", token, timestamp: launch.timestamp + 1 }
+    const withPoolAfter = {
+      ...swap, id: "test:pool:swap2", token, timestamp: launch.timestamp + 2, side: "buy",
+      poolAfter: { liquidityNative: "123400000000", bondingCurvePct: "12.5" }
+    }
+    const reply = await post(server, [{ ...launch, id: "test:pool:launch", token }, withoutPoolAfter])
+    expect(reply).toEqual({ status: 200, body: { accepted: 2, duplicates: 0 } })
+    const before = JSON.parse((await get(server, `/v1/tokens/solana/${token}`)).text)
+    expect(before.bondingCurvePct).toBe("0")
+    expect(before.liquidity.native).toBe("0")
+
+    expect((await post(server, [withPoolAfter])).status).toBe(200)
+    const after = JSON.parse((await get(server, `/v1/tokens/solana/${token}`)).text)
+    expect(after.bondingCurvePct).toBe("12.5")
+    expect(after.liquidity.native).toBe("123.4") // lamports to SOL
+    // valued at the swap's own nativeUsd, exactly
+    expect(after.liquidity.usd).toBe(Fixed.format(Fixed.mul(Fixed.unsafeParse("123.4"), Fixed.unsafeParse(swap.nativeUsd))))
+    expect(after.anchorSymbol).toBe(swap.quoteSymbol)
+
+    const stored = await Effect.runPromise(
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ body: string }>`SELECT body FROM market_events WHERE id = 'test:pool:swap1'`
+      }).pipe(Effect.provide(PgDatabase.layerClient({ url: Redacted.make(databaseUrl) })))
+    )
+    expect(JSON.parse(stored[0]!.body).poolAfter).toBeNull()
+  })
+
   it("refuses customer keys and unknown keys on /admin/, and ingest keys on /v1", async () => {
     expect((await post(server, [], apiKey)).status).toBe(401)
     expect((await post(server, [], "ik_wrong")).status).toBe(401)
@@ -179,7 +213,8 @@ describe("durable ingest on the real server", () => {
       recovered = await post(server, secondHalf)
     }
     expect(recovered).toEqual({ status: 200, body: { accepted: secondHalf.length, duplicates: 0 } })
-    expect(server.market.engine.stats.events).toBeLessThanOrEqual(events.length)
+    // The history once, plus the three events of the poolAfter test: nothing lost, nothing doubled.
+    expect(server.market.engine.stats.events).toBe(events.length + 3)
   })
 
   it("restarts with the same state: identical REST responses, a token's whole trade history included", async () => {

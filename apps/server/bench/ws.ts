@@ -12,7 +12,7 @@
  *    the same run, interleaved, best of 3 each.
  * 2. Ingest-to-client latency at 2,000 trades/s with 1,000 subscribers (each follows one busy
  *    token's trades and the token itself). Events are replayed on wall-clock time: a tick every
- *    10 ms folds every event due by then (~20 swaps and ~30 other events; after a stall, all that
+ *    10 ms folds every event due by then (~20 swaps and ~4 other events since swaps carry their pool state; after a stall, all that
  *    piled up, in one batch). A sample is one trade frame read by one client; the headline clock
  *    starts when `market.apply` of its batch starts (the service has the event) and stops when the
  *    client process has read the frame's last byte. Also printed: from the tick the swap was

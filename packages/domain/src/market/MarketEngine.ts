@@ -283,9 +283,7 @@ export class MarketEngine {
       case "walletFunded":
         return this.onWalletFunded(e)
       case "curveProgressed":
-        return this.withToken(e.chain, e.token, (token) => {
-          if (token.hasCurve && token.graduatedAt === null) token.recordCurve(Fixed.unsafeParse(e.bondingCurvePct), e.timestamp)
-        }, e.timestamp)
+        return this.withToken(e.chain, e.token, (token) => token.progressCurve(Fixed.unsafeParse(e.bondingCurvePct), e.timestamp), e.timestamp)
       case "graduated":
         return this.withToken(e.chain, e.token, (token) => {
           if (token.graduatedAt !== null) return
@@ -299,10 +297,7 @@ export class MarketEngine {
       case "liquidityChanged":
         return this.withToken(e.chain, e.token, (token) => {
           const pool = token.pool(e.pool, e.dex, e.anchorAddress, e.anchorSymbol)
-          pool.anchorAddress = e.anchorAddress
-          pool.anchorSymbol = e.anchorSymbol
-          pool.liquidityNative = nativeValue(e.chain, e.liquidityNative)
-          pool.liquidityUsd = Fixed.mul(pool.liquidityNative, this.parseUsd(e.nativeUsd))
+          token.setPoolLiquidity(pool, e.anchorAddress, e.anchorSymbol, nativeValue(e.chain, e.liquidityNative), this.parseUsd(e.nativeUsd))
         }, e.timestamp)
       case "securityScored":
         return this.withToken(e.chain, e.token, (token) => {
@@ -425,13 +420,8 @@ export class MarketEngine {
     const after = e.poolAfter
     if (after !== null) {
       // The pool as the swap left it: what a liquidityChanged and a curveProgressed after it would say.
-      if (pool.anchorAddress !== e.quoteAddress) pool.anchorAddress = interned(e.quoteAddress)
-      if (pool.anchorSymbol !== e.quoteSymbol) pool.anchorSymbol = interned(e.quoteSymbol)
-      pool.liquidityNative = nativeValue(chain, after.liquidityNative)
-      pool.liquidityUsd = Fixed.mul(pool.liquidityNative, nativeUsd)
-      if (after.bondingCurvePct !== null && token.hasCurve && token.graduatedAt === null) {
-        token.recordCurve(Fixed.unsafeParse(after.bondingCurvePct), timestamp)
-      }
+      token.setPoolLiquidity(pool, e.quoteAddress, e.quoteSymbol, nativeValue(chain, after.liquidityNative), nativeUsd)
+      if (after.bondingCurvePct !== null) token.progressCurve(Fixed.unsafeParse(after.bondingCurvePct), timestamp)
     }
     // Fee sums: native in base units, USD valued per swap; zero terms (common) cost nothing.
     const fees = e.fees

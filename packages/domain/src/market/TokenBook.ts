@@ -344,6 +344,19 @@ export class TokenBook implements DiscoveryCandidate {
     }
   }
 
+  /** A pool's value (native, as a Fixed) and quote asset as last reported, valued at `usdPerNative`. */
+  setPoolLiquidity(pool: PoolState, anchorAddress: string, anchorSymbol: string, liquidityNative: Fixed.Fixed, usdPerNative: Fixed.Fixed): void {
+    if (pool.anchorAddress !== anchorAddress) pool.anchorAddress = interned(anchorAddress)
+    if (pool.anchorSymbol !== anchorSymbol) pool.anchorSymbol = interned(anchorSymbol)
+    pool.liquidityNative = liquidityNative
+    pool.liquidityUsd = Fixed.mul(liquidityNative, usdPerNative)
+  }
+
+  /** A curve reading: kept while the token is on its curve (ignored once graduated or without one). */
+  progressCurve(pct: Fixed.Fixed, at: number): void {
+    if (this.hasCurve && this.graduatedAt === null) this.recordCurve(pct, at)
+  }
+
   recordCurve(pct: Fixed.Fixed, at: number): void {
     this.bondingCurvePct = pct
     // samples: [time0, pct0, time1, pct1, ...] oldest first, at most one per minute, last hour only

@@ -749,7 +749,7 @@ const restart = async (
 const createScratch = (name: string) => `
   CREATE TABLE ${name} (
     seq bigserial PRIMARY KEY,
-    id text NOT NULL,
+    id text COLLATE "C" NOT NULL,
     type text NOT NULL,
     occurred_at bigint NOT NULL,
     body text NOT NULL,

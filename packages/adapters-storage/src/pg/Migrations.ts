@@ -107,12 +107,24 @@ const createTradeArchiveBlocks = Effect.gen(function*() {
   yield* sql`UPDATE spot_trade_archive_state SET last_seq = 0`
 })
 
+// Event ids compare as bytes (collation "C"): the unique index every append maintains, and every
+// duplicate lookup, then compare with memcmp instead of the database's locale rules (a C.UTF-8
+// or en_US database goes through strcoll, copying both strings per comparison). Equality, all
+// an id is used for, is byte equality under either. Measured on the PostgreSQL 15 server here,
+// 300,000 rows of 100-character ids with 700-byte bodies into a table of 300,000: 3.62 s with the
+// database's C.UTF-8, 3.17 s with "C". Changing a column's collation rebuilds its index, not the table.
+const eventIdsAsBytes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE market_events ALTER COLUMN id TYPE text COLLATE "C"`
+})
+
 export const loader = Migrator.fromRecord({
   "1_create_event_log": createEventLog,
   "2_create_api_keys": createApiKeys,
   "3_create_log_identity": createLogIdentity,
   "4_create_trade_archive": createTradeArchive,
-  "5_create_trade_archive_blocks": createTradeArchiveBlocks
+  "5_create_trade_archive_blocks": createTradeArchiveBlocks,
+  "6_event_ids_as_bytes": eventIdsAsBytes
 })
 
 /** Runs the migrations not yet applied; returns those it ran. */

@@ -144,5 +144,18 @@ describe(`PgEventStore (${database.engine})`, () => {
         const retried = yield* store.append(events)
         expect(retried.accepted.length).toBe(events.length)
       }))
+
+    it.effect("keeps event ids in collation \"C\" (compared as bytes), and their unique index with them", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const column = yield* sql<{ collation: string | null }>`
+          SELECT collation_name AS collation FROM information_schema.columns
+          WHERE table_name = 'market_events' AND column_name = 'id'`
+        expect(column[0]!.collation).toBe("C")
+        const index = yield* sql<{ definition: string }>`
+          SELECT pg_get_indexdef(indexrelid) AS definition FROM pg_index
+          WHERE indrelid = 'market_events'::regclass AND indisunique AND NOT indisprimary`
+        expect(index.map((i) => i.definition).join()).toMatch(/\(id\)/)
+      }))
   })
 })

@@ -110,13 +110,15 @@ describe("durable ingest on the real server", () => {
     const orphanSwap = { ...swap, id: "test:swap:orphan", token: "UnknownTokenAddress1111111111111111111111" }
     const badPool = { ...swap, id: "test:swap:badpool", poolAfter: { liquidityNative: "1.5", bondingCurvePct: "12" } }
     const eventsBefore = server.market.engine.stats.events
-    const reply = await post(server, [fresh, { ...swap, id: "test:swap:ok", token: fresh.token }, badSwap, orphanSwap, badPool])
+    const overfullCurve = { ...swap, id: "test:swap:overfull", poolAfter: { liquidityNative: "1", bondingCurvePct: "120" } }
+    const reply = await post(server, [fresh, { ...swap, id: "test:swap:ok", token: fresh.token }, badSwap, orphanSwap, badPool, overfullCurve])
     expect(reply.status).toBe(400)
     expect(reply.body.error.code).toBe("VALIDATION_ERROR")
     const fields = reply.body.error.details.map((d: any) => d.field)
     expect(fields).toContain("events[2].tokenAmount")
     expect(fields).toContain("events[3]")
     expect(fields).toContain("events[4].poolAfter.liquidityNative")
+    expect(reply.body.error.details).toContainEqual({ field: "events[5]", message: expect.stringMatching(/bondingCurvePct beyond 100/) })
     expect(fields.some((f: string) => f.startsWith("events[0]") || f.startsWith("events[1]"))).toBe(false) // a launch then its swap in one batch is fine
     expect(server.market.engine.stats.events).toBe(eventsBefore)
   })

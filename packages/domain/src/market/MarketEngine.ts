@@ -141,6 +141,9 @@ const maxNativeUnits = Object.fromEntries(
 /** Largest USD price of one native unit: $10^9 (as Fixed). */
 export const MAX_NATIVE_USD: Fixed.Fixed = 10n ** 9n * Fixed.ONE
 
+/** Whether a curve completion (a plain decimal, as the schema admits it) is past 100%. */
+const pctBeyond100 = (text: string): boolean => Number(text) > 100
+
 /**
  * Why an event's magnitudes are beyond what the engine keeps exactly, if they are. The bounds are
  * orders of magnitude past any real market (docs/market-events.md) and keep every sum the engine
@@ -152,8 +155,12 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
       return e.supply > MAX_BASE_UNITS ? `supply beyond ${MAX_BASE_UNITS} base units` : undefined
     case "transfer":
       return e.amount > MAX_BASE_UNITS ? `amount beyond ${MAX_BASE_UNITS} base units` : undefined
+    case "curveProgressed":
+      return pctBeyond100(e.bondingCurvePct) ? "bondingCurvePct beyond 100" : undefined
     case "swap": {
       if (e.tokenAmount > MAX_BASE_UNITS) return `tokenAmount beyond ${MAX_BASE_UNITS} base units`
+      const curvePct = e.poolAfter?.bondingCurvePct
+      if (curvePct != null && pctBeyond100(curvePct)) return "poolAfter.bondingCurvePct beyond 100"
       const usd = nativeUsd ?? Fixed.parse(e.nativeUsd)
       if (usd === undefined || usd > MAX_NATIVE_USD) return `nativeUsd beyond ${Fixed.format(MAX_NATIVE_USD)}`
       const max = maxNativeUnits[e.chain]
@@ -265,7 +272,7 @@ export class MarketEngine {
   }
 
   private fold(e: MarketEvent): Rejection {
-    if (e.type === "swap" || e.type === "transfer" || e.type === "tokenLaunched") {
+    if (e.type === "swap" || e.type === "transfer" || e.type === "tokenLaunched" || e.type === "curveProgressed") {
       const beyond = magnitudeRejection(e, e.type === "swap" ? this.parseUsd(e.nativeUsd) : undefined)
       if (beyond !== undefined) return beyond
     }

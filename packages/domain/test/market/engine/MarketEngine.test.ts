@@ -182,11 +182,14 @@ describe("MarketEngine", () => {
     engine.apply(launch())
     engine.apply(swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 1000))
     const before = JSON.stringify(engine.token("solana", TOKEN)!.toWire())
-    const beyond = [
+    const beyond: Array<MarketEvent> = [
       swap(ALICE, "buy", 10n ** 36n + 1n, 30_000_000n, start + 2000),
       swap(ALICE, "buy", 1_000_000n, 10n ** 21n + 1n, start + 2000), // more than 10^12 SOL
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { nativeUsd: "1000000001" }),
-      swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { fees: { transaction: 10n ** 22n, validator: 0n, platform: 0n, dex: 0n } })
+      swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { fees: { transaction: 10n ** 22n, validator: 0n, platform: 0n, dex: 0n } }),
+      // a curve is never more than complete
+      swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { poolAfter: { liquidityNative: 1n, bondingCurvePct: "100.5" } }),
+      { type: "curveProgressed", id: "c-beyond", timestamp: start + 2000, chain: "solana", token: TOKEN, bondingCurvePct: "101" }
     ]
     for (const event of beyond) {
       expect(engine.check(event)).toMatch(/beyond/)

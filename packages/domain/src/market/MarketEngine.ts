@@ -131,7 +131,6 @@ const tradeFlags = (holderFlags: ReadonlyArray<string>, isDev: boolean, labels: 
   return list
 }
 
-
 /** Largest token amount (base units) an event may carry: 10^36. */
 export const MAX_BASE_UNITS = 10n ** 36n
 /** Largest native amount of a swap or fee: 10^12 whole native units (SOL, ETH, BNB...). */
@@ -233,7 +232,7 @@ export class MarketEngine {
 
   /** Checks an event against the current state without applying it (for ingest). */
   check(event: MarketEvent): Rejection {
-    const beyond = magnitudeRejection(event)
+    const beyond = this.magnitudeRejection(event)
     if (beyond !== undefined) return beyond
     const subject = subjectTokenOf(event)
     if (subject === undefined || this.tokenOn(subject.chain, subject.token) !== undefined) return undefined
@@ -272,10 +271,8 @@ export class MarketEngine {
   }
 
   private fold(e: MarketEvent): Rejection {
-    if (e.type === "swap" || e.type === "transfer" || e.type === "tokenLaunched" || e.type === "curveProgressed") {
-      const beyond = magnitudeRejection(e, e.type === "swap" ? this.parseUsd(e.nativeUsd) : undefined)
-      if (beyond !== undefined) return beyond
-    }
+    const beyond = this.magnitudeRejection(e)
+    if (beyond !== undefined) return beyond
     switch (e.type) {
       case "tokenLaunched":
         return this.onLaunch(e)
@@ -341,16 +338,28 @@ export class MarketEngine {
     }
   }
 
+  /** `magnitudeRejection`, with a swap's USD price parsed once (`usdOf`) for the check and the fold. */
+  private magnitudeRejection(e: MarketEvent): Rejection {
+    return magnitudeRejection(e, e.type === "swap" ? this.usdOf(e.nativeUsd) : undefined)
+  }
+
   private lastUsdText = ""
   private lastUsd: Fixed.Fixed = 0n
 
-  /** USD prices repeat across consecutive swaps of a chain; parse each distinct text once. */
-  private parseUsd(text: string): Fixed.Fixed {
-    if (text !== this.lastUsdText) {
-      this.lastUsd = Fixed.unsafeParse(text)
+  /** USD prices repeat across consecutive swaps of a chain; parse each distinct text once (undefined: not a decimal). */
+  private usdOf(text: string): Fixed.Fixed | undefined {
+    if (text === this.lastUsdText) return this.lastUsd
+    const usd = Fixed.parse(text)
+    if (usd !== undefined) {
+      this.lastUsd = usd
       this.lastUsdText = text
     }
-    return this.lastUsd
+    return usd
+  }
+
+  /** `usdOf` of a text the event's checks already accepted. */
+  private parseUsd(text: string): Fixed.Fixed {
+    return this.usdOf(text) ?? Fixed.unsafeParse(text)
   }
 
   private withToken(chain: Chain, address: string, change: (token: TokenBook) => void, at: number): Rejection {

@@ -107,8 +107,11 @@ function* simulatedBatches(limit?: number): Generator<{ readonly events: Array<M
   let events = 0
   let pending: Array<MarketEvent> = []
   let pendingSwaps = 0
-  for (let minute = 1; ; minute++) {
-    const generated = simulator.advance(startTime + minute * 60_000)
+  // A simulated second at a time: its events are batched and handed on at once. Holding a whole
+  // minute (about 140,000 events) would keep them alive across the timed windows, and the fold
+  // would be charged with promoting and marking the generator's objects.
+  for (let second = 1; ; second++) {
+    const generated = simulator.advance(startTime + second * 1_000)
     for (const event of generated) {
       pending.push(event)
       events++

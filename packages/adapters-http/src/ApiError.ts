@@ -12,6 +12,8 @@ export class ApiError extends Data.TaggedError("ApiError")<{
   readonly code: string
   readonly message: string
   readonly details?: unknown
+  /** Headers of this refusal itself (e.g. `connection: close`). */
+  readonly headers?: Readonly<Record<string, string>>
 }> {
   /** 400 VALIDATION_ERROR naming every bad field. */
   static validation(fieldErrors: ReadonlyArray<FieldError>): ApiError {
@@ -20,6 +22,20 @@ export class ApiError extends Data.TaggedError("ApiError")<{
       code: "VALIDATION_ERROR",
       message: `Invalid request: ${fieldErrors.map((e) => e.field).join(", ")}. Fix the listed fields and retry.`,
       details: fieldErrors
+    })
+  }
+
+  /**
+   * 400 VALIDATION_ERROR on field `body` for a body over `maxBytes`, closing the connection so the
+   * rest of the upload is not read (RequestBody).
+   */
+  static bodyTooLarge(maxBytes: number, advice = "Send a smaller body."): ApiError {
+    return new ApiError({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: `Request body larger than ${maxBytes} bytes, the most this endpoint accepts. ${advice}`,
+      details: [{ field: "body", message: `is larger than ${maxBytes} bytes` }],
+      headers: { connection: "close" }
     })
   }
 }

@@ -6,12 +6,13 @@
  * Decoding collects every problem (`errors: "all"`) and refuses unknown query parameters and
  * unknown body fields, so a 400 VALIDATION_ERROR lists each bad field once with its reason.
  * A query parameter sent twice arrives as an array and is refused by a string schema. A body that
- * is not JSON is a VALIDATION_ERROR on field `body`.
+ * is not JSON, or larger than the route's limit (RequestBody), is a VALIDATION_ERROR on field `body`.
  */
 import { Context, Effect, Exit, Schema, SchemaIssue, SchemaParser } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { FieldError } from "@spot/domain"
 import { ApiError } from "./ApiError.js"
+import * as RequestBody from "./RequestBody.js"
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
@@ -36,6 +37,8 @@ export interface RouteOptions<P, Q, B, E, R> {
   readonly payload?: RequestSchema<B>
   /** Accept query parameters the schema does not name (default false: refused). */
   readonly allowUnknownQuery?: boolean
+  /** Largest body accepted, in bytes (default RequestBody.DEFAULT_MAX_BYTES). */
+  readonly maxBodyBytes?: number
   readonly handler: (input: Input<P, Q, B>) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 }
 
@@ -163,8 +166,6 @@ export const makeDecoder = <A>(schema: RequestSchema<A> | undefined, where: "que
   }
 }
 
-const invalidJson = [{ field: "body", message: "is not valid JSON" }] as const
-
 /** A route whose handler receives the decoded params, query and body. */
 export const make = <P = {}, Q = {}, B = undefined, E = never, R = never>(
   method: Method,
@@ -175,6 +176,7 @@ export const make = <P = {}, Q = {}, B = undefined, E = never, R = never>(
   const decodeQuery = makeDecoder(options.query, "query", options.allowUnknownQuery !== true)
   const decodePayload = makeDecoder(options.payload, "body", true)
   const handler = options.handler
+  const bodyLimit: RequestBody.Limit = { maxBytes: options.maxBodyBytes ?? RequestBody.DEFAULT_MAX_BYTES }
 
   const decodeAndRun = (
     request: HttpServerRequest.HttpServerRequest,
@@ -196,10 +198,7 @@ export const make = <P = {}, Q = {}, B = undefined, E = never, R = never>(
     const context = fiber.context as Context.Context<never>
     const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
     if (decodePayload === undefined) return decodeAndRun(request, context, undefined)
-    return Effect.flatMap(
-      Effect.catch(request.json, () => Effect.fail(ApiError.validation(invalidJson))),
-      (body) => decodeAndRun(request, context, body)
-    )
+    return Effect.flatMap(RequestBody.json(request, bodyLimit), (body) => decodeAndRun(request, context, body))
   })
 
   return HttpRouter.route(method, path, routeHandler as any) as any

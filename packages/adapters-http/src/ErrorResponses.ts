@@ -15,6 +15,8 @@ export interface WireError {
   readonly code: ErrorCode | (string & {})
   readonly message: string
   readonly details?: unknown
+  /** Headers the refusal itself carries (added to the per-request ones). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 const json = "application/json"
@@ -49,7 +51,10 @@ export const addHeaders = (
 export const toResponse = (
   error: WireError,
   headers: Readonly<Record<string, string>> = {}
-): HttpServerResponse.HttpServerResponse => addHeaders(plain(error.status, encodeEnvelope(error)), headers)
+): HttpServerResponse.HttpServerResponse => {
+  const response = addHeaders(plain(error.status, encodeEnvelope(error)), headers)
+  return error.headers === undefined ? response : addHeaders(response, error.headers)
+}
 
 /**
  * A response from an already encoded envelope (constant refusals are encoded once at start-up).

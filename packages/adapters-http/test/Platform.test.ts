@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { bearer, expiredKey, revokedKey, startServer, validKey } from "./support/TestServer.js"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import { createServer } from "node:http"
+import { Ingest } from "@spot/application"
+import { AdminKeys, ApiServer, ingestPath, ingestRoutesWith, RateLimiterLive } from "../src/index.js"
+import { bearer, Contract, expiredKey, makeKeyStore, makeKeyStoreState, revokedKey, startServer, validKey } from "./support/TestServer.js"
 import type { TestServer } from "./support/TestServer.js"
 
 const get = (server: TestServer, path: string, headers: Record<string, string> = {}, method = "GET") =>
@@ -298,5 +304,132 @@ describe("errors", () => {
       expect(text, path).not.toContain("_tag")
       expect(text, path).not.toContain("secret internal detail")
     }
+  })
+})
+
+/**
+ * Request bodies are read within a limit (RequestBody): a larger one is refused as 400
+ * VALIDATION_ERROR on field `body`, closing the connection, whether its size is declared
+ * (Content-Length: refused before reading) or not (chunked: refused once the limit is passed).
+ */
+describe("request body limits", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startServer()
+  })
+  afterAll(() => server.close())
+
+  const post = (path: string, body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
+    fetch(server.url + path, {
+      method: "POST",
+      headers: { ...bearer(), "content-type": "application/json", ...headers },
+      body,
+      ...(body instanceof ReadableStream ? { duplex: "half" } : {})
+    } as RequestInit)
+
+  /** A body in chunks with no Content-Length (Transfer-Encoding: chunked). */
+  const chunked = (text: string, chunkSize = 16) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        const bytes = new TextEncoder().encode(text)
+        for (let at = 0; at < bytes.length; at += chunkSize) controller.enqueue(bytes.subarray(at, at + chunkSize))
+        controller.close()
+      }
+    })
+
+  const expectTooLarge = async (response: Response, limit: number) => {
+    expect(response.status).toBe(400)
+    expect(response.headers.get("connection")).toBe("close")
+    expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/)
+    expect(response.headers.get("x-request-id")).not.toBeNull()
+    const body = await json(response)
+    expect(body.error.code).toBe("VALIDATION_ERROR")
+    expect(body.error.message).toBe(`Request body larger than ${limit} bytes, the most this endpoint accepts. Send a smaller body.`)
+    expect(body.error.details).toEqual([{ field: "body", message: `is larger than ${limit} bytes` }])
+  }
+
+  it("refuses a body over the default 1 MiB declared by Content-Length, and keeps serving", async () => {
+    // Valid JSON the route would accept, padded past the limit with whitespace.
+    const body = `{"chains":["solana"]}${" ".repeat(1_048_576)}`
+    await expectTooLarge(await post("/v1/echo", body), 1_048_576)
+    const next = await post("/v1/echo", JSON.stringify({ chains: ["solana"] }))
+    expect(next.status).toBe(200)
+    expect(await json(next)).toEqual({ chains: ["solana"] })
+  })
+
+  it("accepts a body of exactly the limit and refuses one byte more", async () => {
+    const exact = `{"chains":["solana"]}`.padEnd(64, " ")
+    const accepted = await post("/v1/echo-small", exact)
+    expect(accepted.status).toBe(200)
+    expect(await json(accepted)).toEqual({ chains: ["solana"] })
+    await expectTooLarge(await post("/v1/echo-small", `${exact} `), 64)
+  })
+
+  it("refuses a chunked body (no Content-Length) once it passes the limit; a small chunked body is read", async () => {
+    await expectTooLarge(await post("/v1/echo-small", chunked(`{"chains":["solana"]}${" ".repeat(200)}`)), 64)
+    const small = await post("/v1/echo-small", chunked(`{"chains":["base"]}`))
+    expect(small.status).toBe(200)
+    expect(await json(small)).toEqual({ chains: ["base"] })
+    // Not JSON, within the limit: still the malformed-body answer.
+    const broken = await post("/v1/echo-small", chunked(`{"chains":`))
+    expect(broken.status).toBe(400)
+    expect((await json(broken)).error.details).toEqual([{ field: "body", message: "is not valid JSON" }])
+  })
+})
+
+/** The ingest route reads its JSON and NDJSON bodies within its own (larger) limit the same way. */
+describe("ingest body limit", () => {
+  const adminKey = "adm_test_limitlimitlimitlimitlimitlimit"
+  let url: string
+  let close: () => Promise<void>
+  const received: Array<number> = []
+  beforeAll(async () => {
+    const ingest = Layer.succeed(Ingest.Ingest)({
+      ingest: (batch: ReadonlyArray<unknown>) => {
+        received.push(batch.length)
+        return Effect.succeed({ accepted: batch.length, duplicates: 0 })
+      }
+    } as unknown as Ingest.IngestShape)
+    const serverLayer = ApiServer.layer({
+      routes: ingestRoutesWith({ maxBodyBytes: 100 }),
+      contract: Contract,
+      platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make([Redacted.make(adminKey)]) } }
+    }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })),
+      Layer.provide(makeKeyStore(makeKeyStoreState())),
+      Layer.provide(RateLimiterLive.layer({ keyPerMinute: 1_000, ipPerMinute: 10_000 })),
+      Layer.provide(ingest)
+    )
+    const scope = Effect.runSync(Scope.make())
+    const context = await Effect.runPromise(Layer.buildWithScope(serverLayer, scope))
+    const address = Context.get(context, HttpServer.HttpServer).address
+    if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+    url = `http://127.0.0.1:${address.port}${ingestPath}`
+    close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+  afterAll(() => close())
+
+  const send = (body: string, contentType: string) =>
+    fetch(url, { method: "POST", headers: { authorization: `Bearer ${adminKey}`, "content-type": contentType }, body })
+
+  it("refuses a JSON array or an NDJSON body over the limit whole, without handing any event on", async () => {
+    const event = JSON.stringify({ type: "nativePrice" })
+    for (const [contentType, body] of [
+      ["application/json", `[${Array(8).fill(event).join(",")}]`],
+      ["application/x-ndjson", `${Array(8).fill(event).join("\n")}\n`]
+    ] as const) {
+      expect(body.length).toBeGreaterThan(100)
+      const response = await send(body, contentType)
+      expect(response.status, contentType).toBe(400)
+      expect(response.headers.get("connection")).toBe("close")
+      const refusal = await json(response)
+      expect(refusal.error.details).toEqual([{ field: "body", message: "is larger than 100 bytes" }])
+      expect(refusal.error.message).toContain("Split the batch")
+    }
+    expect(received).toEqual([])
+    // Within the limit, both forms reach ingest.
+    expect((await send(`[${event},${event}]`, "application/json")).status).toBe(200)
+    expect((await send(`${event}\n${event}\n`, "application/x-ndjson")).status).toBe(200)
+    expect(received).toEqual([2, 2])
   })
 })

@@ -15,11 +15,17 @@ import { Ingest } from "@spot/application"
 import type { Unavailable, ValidationFailed } from "@spot/application"
 import { ApiError } from "../ApiError.js"
 import * as ApiRoute from "../ApiRoute.js"
+import * as RequestBody from "../RequestBody.js"
 
 export const ingestPath = "/admin/v1/events"
 
 const notAnArray = ApiError.validation([{ field: "body", message: "must be a JSON array of market events" }])
-const invalidJson = ApiError.validation([{ field: "body", message: "is not valid JSON" }])
+
+/**
+ * The largest ingest body: 64 MiB, several times the largest batch (10,000 events of a few hundred
+ * bytes to a few KB each); past it the batch is refused whole, as 400 on field `body` (RequestBody).
+ */
+export const INGEST_MAX_BODY_BYTES = 64 * 1_048_576
 
 /** True for `application/x-ndjson` (and its aliases `application/jsonl`, `application/ndjson`). */
 export const isNdjson = (contentType: string | undefined): boolean => {
@@ -63,28 +69,38 @@ const ingestNdjson = (ingest: Ingest.IngestShape, text: string): Effect.Effect<I
   return "issues" in parsed ? Effect.fail(ApiError.validation(parsed.issues)) : ingest.ingest(parsed.events, parsed.texts)
 }
 
-export const routes: Layer.Layer<
+/** The ingest route with a body limit of `maxBodyBytes` (tests use small ones). */
+export const routesWith = (options: { readonly maxBodyBytes?: number } = {}): Layer.Layer<
   never,
   never,
   | HttpRouter.HttpRouter
   | HttpRouter.Request<"Requires", Ingest.Ingest>
   | HttpRouter.Request<"Error", ValidationFailed | Unavailable | ApiError>
-> = HttpRouter.addAll([
-  ApiRoute.post(ingestPath, {
-    handler: ({ request }) =>
-      Effect.gen(function*() {
-        const ingest = yield* Ingest.Ingest
-        // The parsed values are handed to `ingest` without this generator keeping them: ingest
-        // decodes them at once and drops them, so they need not survive while the batch waits, is
-        // appended and is folded.
-        const result: Ingest.IngestResult = isNdjson(request.headers["content-type"])
-          ? yield* Effect.flatMap(Effect.catch(request.text, () => Effect.fail(invalidJson)), (text) => ingestNdjson(ingest, text))
-          : yield* Effect.flatMap(
-            Effect.catch(request.json, () => Effect.fail(invalidJson)),
-            (body): Effect.Effect<Ingest.IngestResult, ValidationFailed | Unavailable | ApiError> =>
-              Array.isArray(body) ? ingest.ingest(body) : Effect.fail(notAnArray)
-          )
-        return ApiRoute.preEncoded(JSON.stringify({ accepted: result.accepted, duplicates: result.duplicates }))
-      })
-  })
-])
+> => {
+  const limit: RequestBody.Limit = {
+    maxBytes: options.maxBodyBytes ?? INGEST_MAX_BODY_BYTES,
+    advice: "Split the batch into smaller requests."
+  }
+  return HttpRouter.addAll([
+    ApiRoute.post(ingestPath, {
+      handler: ({ request }) =>
+        Effect.gen(function*() {
+          const ingest = yield* Ingest.Ingest
+          // The parsed values are handed to `ingest` without this generator keeping them: ingest
+          // decodes them at once and drops them, so they need not survive while the batch waits, is
+          // appended and is folded.
+          const result: Ingest.IngestResult = isNdjson(request.headers["content-type"])
+            ? yield* Effect.flatMap(RequestBody.text(request, limit), (text) => ingestNdjson(ingest, text))
+            : yield* Effect.flatMap(
+              RequestBody.json(request, limit),
+              (body): Effect.Effect<Ingest.IngestResult, ValidationFailed | Unavailable | ApiError> =>
+                Array.isArray(body) ? ingest.ingest(body) : Effect.fail(notAnArray)
+            )
+          return ApiRoute.preEncoded(JSON.stringify({ accepted: result.accepted, duplicates: result.duplicates }))
+        })
+    })
+  ])
+}
+
+/** The ingest route with its default body limit (INGEST_MAX_BODY_BYTES). */
+export const routes = routesWith()

@@ -1,0 +1,55 @@
+/**
+ * Reading a request body within a size limit (docs/http-api.md, "Request bodies"). Without one,
+ * Effect's server buffers whatever a client sends. A body is only read after the request passed
+ * authentication and its budgets (PlatformMiddleware), and:
+ *
+ * - a `Content-Length` above the limit is refused before a byte of the body is read;
+ * - a body without one (chunked) is read up to the limit, then refused (the rest is discarded);
+ *
+ * both as 400 VALIDATION_ERROR on field `body` (the spec's code for a malformed body), with
+ * `Connection: close` so that the rest of an oversized upload is not read to keep the connection.
+ */
+import { ByteSize, Effect } from "effect"
+import { HttpIncomingMessage } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
+import { ApiError } from "./ApiError.js"
+
+/** The public API's largest body (a discovery request is a few KB). */
+export const DEFAULT_MAX_BYTES = 1_048_576
+
+/** A route's limit: its largest body and what the refusal advises. */
+export interface Limit {
+  readonly maxBytes: number
+  readonly advice?: string
+}
+
+/** The body as JSON, or the refusal: too large, or not JSON. */
+export const json = (request: HttpServerRequest.HttpServerRequest, limit: Limit): Effect.Effect<unknown, ApiError> =>
+  within(request, limit, request.json, notJson)
+
+/** The body as text, or the refusal: too large, or unreadable. */
+export const text = (request: HttpServerRequest.HttpServerRequest, limit: Limit): Effect.Effect<string, ApiError> =>
+  within(request, limit, request.text, notJson)
+
+const notJson = ApiError.validation([{ field: "body", message: "is not valid JSON" }])
+
+const within = <A, E>(
+  request: HttpServerRequest.HttpServerRequest,
+  limit: Limit,
+  read: Effect.Effect<A, E>,
+  unreadable: ApiError
+): Effect.Effect<A, ApiError> => {
+  const { advice, maxBytes } = limit
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > maxBytes) return Effect.fail(ApiError.bodyTooLarge(maxBytes, advice))
+  return read.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBytes)),
+    Effect.catch((error) => Effect.fail(isOverflow(error) ? ApiError.bodyTooLarge(maxBytes, advice) : unreadable))
+  )
+}
+
+/** Whether a body read failed because the body passed `MaxBodySize` (the server's `MaxBytesError`). */
+const isOverflow = (error: unknown): boolean => {
+  const cause = (error as { reason?: { cause?: { _tag?: unknown } } } | undefined)?.reason?.cause
+  return cause?._tag === "MaxBytesError"
+}

@@ -222,18 +222,20 @@ const parseTokens = (filters: Record<string, unknown>, problems: Problems): Toke
     if (raw !== undefined && raw.length === 0) {
       problems.add(field, `tokens names no address: send 1 to ${maxAddressesPerSubscription}`)
       raw = undefined
-    } else if (raw !== undefined && raw.length > maxAddressesPerSubscription) {
-      problems.add(field, `tokens names ${raw.length} addresses; at most ${maxAddressesPerSubscription} per subscription (open another subscription for more)`)
-      raw = undefined
     }
   }
-  const tokens: Array<string> = []
+  // Canonical and distinct: a repeated address (or one spelled in other letter case on EVM) counts once.
+  const distinct = new Set<string>()
   if (raw !== undefined) {
     for (const value of raw) {
       const address = problems.address(field, "token", chain, value)
-      if (address !== undefined && !tokens.includes(address)) tokens.push(address)
+      if (address !== undefined) distinct.add(address)
     }
   }
+  if (distinct.size > maxAddressesPerSubscription) {
+    problems.add(field, `tokens names ${distinct.size} distinct addresses; at most ${maxAddressesPerSubscription} per subscription (open another subscription for more)`)
+  }
+  const tokens = [...distinct]
   return chain === undefined ? undefined : { channel: "spot.tokens", chain, tokens }
 }
 
@@ -293,13 +295,16 @@ const parsePositions = (filters: Record<string, unknown>, problems: Problems): P
   if (filters.wallets === undefined) problems.add("filters.wallets", `wallets is required: 1 to ${maxAddressesPerSubscription} wallet addresses`)
   else if (raw !== undefined) {
     if (raw.length === 0) problems.add("filters.wallets", `wallets names no address: send 1 to ${maxAddressesPerSubscription}`)
-    else if (raw.length > maxAddressesPerSubscription) {
-      problems.add("filters.wallets", `wallets names ${raw.length} addresses; at most ${maxAddressesPerSubscription} per subscription`)
-    } else {
+    else {
+      // Canonical and distinct, as for spot.tokens: a repeated wallet counts once.
+      const distinct = new Set<string>()
       for (const wallet of raw) {
         if (!Chain.looksLikeAddress(wallet)) problems.add("filters.wallets", `${JSON.stringify(wallet.slice(0, 64))} is not a wallet address`)
-        else if (!wallets.includes(canonicalWallet(wallet))) wallets.push(canonicalWallet(wallet))
+        else distinct.add(canonicalWallet(wallet))
       }
+      if (distinct.size > maxAddressesPerSubscription) {
+        problems.add("filters.wallets", `wallets names ${distinct.size} distinct addresses; at most ${maxAddressesPerSubscription} per subscription`)
+      } else wallets.push(...distinct)
     }
   }
   let chains: Array<ChainSlug> | null = null

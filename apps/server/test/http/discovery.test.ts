@@ -103,6 +103,10 @@ describe("POST /v1/discovery", () => {
     expect(await rows(0)).toBe(1)
     expect(await rows(-4)).toBe(1)
     expect(await rows(1000)).toBe(Math.min(100, available))
+    // Integers past 2^53 and in exponent form are integers too: clamped like 1000.
+    expect(await rows(9_007_199_254_740_992)).toBe(Math.min(100, available))
+    expect(await rows(1e30)).toBe(Math.min(100, available))
+    expect(await rows(-1e30)).toBe(1)
     expect(await rows(undefined)).toBe(Math.min(20, available))
   })
 
@@ -164,8 +168,8 @@ describe("POST /v1/discovery", () => {
     const refuse = async (body: unknown, code: string, fields: ReadonlyArray<string>) =>
       expectError(await api.post("/v1/discovery", body), 400, code, fields)
 
-    it("answers 400 VALIDATION_ERROR on chains for an empty chains list", async () => {
-      await refuse({ chains: [], newPairs: {} }, "VALIDATION_ERROR", ["chains"])
+    it("answers 400 VALIDATION_ERROR on body.chains for an empty chains list", async () => {
+      await refuse({ chains: [], newPairs: {} }, "VALIDATION_ERROR", ["body.chains"])
     })
 
     it("answers 400 VALIDATION_ERROR on body.chains when chains is missing or not a list", async () => {
@@ -173,8 +177,8 @@ describe("POST /v1/discovery", () => {
       await refuse({ chains: "solana", newPairs: {} }, "VALIDATION_ERROR", ["body.chains"])
     })
 
-    it("answers 400 UNSUPPORTED_CHAIN on chains for an unsupported slug", async () => {
-      await refuse({ chains: ["solana", "ethereum"], newPairs: {} }, "UNSUPPORTED_CHAIN", ["chains"])
+    it("answers 400 UNSUPPORTED_CHAIN on body.chains for an unsupported slug", async () => {
+      await refuse({ chains: ["solana", "ethereum"], newPairs: {} }, "UNSUPPORTED_CHAIN", ["body.chains"])
     })
 
     it("answers 400 VALIDATION_ERROR when no column is named (omitted or all null)", async () => {
@@ -199,7 +203,7 @@ describe("POST /v1/discovery", () => {
           graduated: { filters: { marketCapUsd: { min: "10", max: "9.5" }, bondingCurvePercent: { min: 50.5, max: 50.25 } } }
         },
         "VALIDATION_ERROR",
-        ["newPairs.filters.ageMinutes", "graduated.filters.marketCapUsd", "graduated.filters.bondingCurvePercent"]
+        ["body.newPairs.filters.ageMinutes", "body.graduated.filters.marketCapUsd", "body.graduated.filters.bondingCurvePercent"]
       )
     })
 

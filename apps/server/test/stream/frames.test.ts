@@ -10,6 +10,10 @@ import { open, startStreamApi } from "./support/StreamClient.js"
 
 const sol = "So11111111111111111111111111111111111111112"
 const evm = "0x4200000000000000000000000000000000000006"
+const base58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+/** `count` distinct well-formed solana addresses. */
+const distinctSolana = (count: number): Array<string> =>
+  Array.from({ length: count }, (_, i) => `${sol.slice(0, -2)}${base58[Math.floor(i / 58)]}${base58[i % 58]}`)
 
 describe("stream frames", () => {
   let api: StreamApi
@@ -63,7 +67,7 @@ describe("stream frames", () => {
     await expectRefused("spot.tokens", { tokens: [sol] }, "VALIDATION_ERROR", ["filters.chain"])
     await expectRefused("spot.tokens", { chain: "solana" }, "VALIDATION_ERROR", ["filters.tokens"])
     await expectRefused("spot.tokens", { chain: "solana", tokens: [] }, "VALIDATION_ERROR", ["filters.tokens"])
-    await expectRefused("spot.tokens", { chain: "solana", tokens: Array.from({ length: 101 }, () => sol) }, "VALIDATION_ERROR", ["filters.tokens"])
+    await expectRefused("spot.tokens", { chain: "solana", tokens: distinctSolana(101) }, "VALIDATION_ERROR", ["filters.tokens"])
     await expectRefused("spot.tokens", { chain: "base", tokens: [sol] }, "VALIDATION_ERROR", ["filters.tokens"])
     await expectRefused("spot.tokens", { chain: "solana", tokens: [sol], depth: 1 }, "VALIDATION_ERROR", ["filters.depth"])
     await expectRefused("spot.tokens", { chain: "ethereum", tokens: [evm] }, "UNSUPPORTED_CHAIN", ["filters.chain"])
@@ -91,6 +95,19 @@ describe("stream frames", () => {
     await expectRefused("spot.positions", { wallets: [sol], chains: ["tron"] }, "UNSUPPORTED_CHAIN", ["filters.chains"])
     // identity ignores a supported chain
     expect((await client.subscribe("spot.trades", { identity: "kol", chain: "base" })).type).toBe("subscribed")
+  })
+
+  it("counts the distinct addresses of a subscription: repeats and other letter cases count once", async () => {
+    // 100 distinct and a repeat: 101 entries, 100 addresses.
+    const hundred = distinctSolana(100)
+    expect((await client.subscribe("spot.tokens", { chain: "solana", tokens: [...hundred, hundred[0]!] })).type).toBe("subscribed")
+    // One EVM address in two letter cases is one address.
+    const evmTwice = [...Array.from({ length: 99 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}`), evm, evm.toUpperCase().replace("0X", "0x")]
+    expect((await client.subscribe("spot.tokens", { chain: "base", tokens: evmTwice })).type).toBe("subscribed")
+    await expectRefused("spot.tokens", { chain: "solana", tokens: [...distinctSolana(101), hundred[0]!] }, "VALIDATION_ERROR", ["filters.tokens"])
+    const wallets = distinctSolana(100)
+    expect((await client.subscribe("spot.positions", { wallets: [...wallets, wallets[5]!] })).type).toBe("subscribed")
+    await expectRefused("spot.positions", { wallets: distinctSolana(101) }, "VALIDATION_ERROR", ["filters.wallets"])
   })
 
   it("holds at most 100 subscriptions per connection", async () => {

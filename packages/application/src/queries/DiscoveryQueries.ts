@@ -14,18 +14,23 @@ export interface RankedColumn {
   readonly tokens: ReadonlyArray<TokenBook>
 }
 
+/**
+ * Problems are named by their path in the request body (`body.chains`,
+ * `body.newPairs.filters.ageMinutes`), as the body's schema names its own (ApiRoute): one spelling
+ * per field whichever check refuses it.
+ */
 export const discover = Effect.fnUntraced(function*(request: DiscoveryRequest) {
   const issues = new Issues()
-  if (request.chains.length === 0) issues.add("chains", "chains names no chain: send one or more chain slugs")
+  if (request.chains.length === 0) issues.add("body.chains", "chains names no chain: send one or more chain slugs")
   const chains = new Set<string>()
   for (const slug of request.chains) {
-    const chain = issues.chain("chains", slug)
+    const chain = issues.chain("body.chains", slug)
     if (chain !== undefined) chains.add(chain)
   }
   const columns = Discovery.columnNames.filter((name) => request[name] !== undefined && request[name] !== null)
   if (columns.length === 0) issues.add("body", "name at least one column: newPairs, graduating or graduated ({} requests its defaults)")
   for (const name of columns) {
-    for (const violation of rangeViolations(request[name]!.filters ?? {}, `${name}.filters`)) issues.add(violation.field, violation.message)
+    for (const violation of rangeViolations(request[name]!.filters ?? {}, `body.${name}.filters`)) issues.add(violation.field, violation.message)
   }
   yield* issues.check()
 

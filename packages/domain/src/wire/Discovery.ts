@@ -5,7 +5,8 @@
  * Decoding rules that are deliberately left to the use case, so it can report the field path:
  * - `chains` is any string array here; unknown slugs must produce `UNSUPPORTED_CHAIN`, not a
  *   schema failure. Empty `chains` and "no column named" are also checked by the use case.
- * - `limit` is any integer; it is clamped to 1-100, never refused.
+ * - `limit` is any integer, however large (`1e30` included: `Schema.Int` would refuse what is past
+ *   2^53); it is clamped to 1-100, never refused. A fraction is not an integer: refused as a type error.
  * - a range whose min exceeds its max is refused by the use case (see {@link rangeViolations}).
  * - unknown filter names are ignored: `Schema.Struct` decoding drops unknown keys by default
  *   (`onExcessProperty: "ignore"`), so they never reach the use case.
@@ -146,10 +147,18 @@ export const DiscoveryFilters = Schema.StructWithRest(DiscoveryFilterFields, [Sc
   )
 export type DiscoveryFilters = typeof DiscoveryFilters.Type
 
+/** Any integer-valued JSON number, of any magnitude (the limit is clamped, so none is out of range). */
+const AnyInteger = Schema.Number.check(
+  Schema.makeFilter((n: number) => Number.isInteger(n), {
+    expected: "an integer",
+    toJsonSchema: () => ({ type: "integer" })
+  })
+)
+
 export const ColumnConfig = Schema.Struct({
   sortBy: describedKey(DiscoverySortBy, "Field to rank on; defaults per column"),
   order: describedKey(SortOrder, "Rank direction; default desc"),
-  limit: described(Schema.Int, "Entries to return; default 20; clamped to 1-100, never refused"),
+  limit: described(AnyInteger, "Entries to return; default 20; any integer, clamped to 1-100, never refused"),
   filters: Schema.optionalKey(DiscoveryFilters)
 }).annotate({ identifier: "ColumnConfig", description: "One requested discovery column; `{}` requests defaults" })
 export type ColumnConfig = typeof ColumnConfig.Type

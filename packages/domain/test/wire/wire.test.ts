@@ -409,12 +409,19 @@ describe("wire: discovery request", () => {
     const body = { chains: ["solana"], graduating: { sortBy: "marketCapUsd", order: "asc", limit: 0, filters } }
     expect(Schema.decodeUnknownSync(DiscoveryRequest)(body)).toEqual(body)
   })
+  it("a limit of any integer magnitude decodes (it is clamped, never refused)", () => {
+    for (const limit of [0, -5, 1000, 9_007_199_254_740_992, 1e30, -1e30, 2.0]) {
+      const body = { chains: ["solana"], newPairs: { limit } }
+      expect(Schema.decodeUnknownSync(DiscoveryRequest)(body), String(limit)).toEqual(body)
+    }
+  })
   it("malformed bodies are refused", () => {
     expect(refused(DiscoveryRequest, { newPairs: {} })).toBe(true)
     expect(refused(DiscoveryRequest, { chains: "solana", newPairs: {} })).toBe(true)
     expect(refused(DiscoveryRequest, { chains: ["solana"], newPairs: { sortBy: "hype" } })).toBe(true)
     expect(refused(DiscoveryRequest, { chains: ["solana"], newPairs: { order: "up" } })).toBe(true)
     expect(refused(DiscoveryRequest, { chains: ["solana"], newPairs: { limit: 2.5 } })).toBe(true)
+    expect(refused(DiscoveryRequest, { chains: ["solana"], newPairs: { limit: "20" } })).toBe(true)
     expect(refused(DiscoveryRequest, { chains: ["solana"], newPairs: { filters: { buys: { min: -1 } } } })).toBe(true)
     expect(refused(DiscoveryRequest, { chains: ["solana"], newPairs: { filters: { liquidityUsd: { min: 1000 } } } })).toBe(true)
     expect(refused(DiscoveryRequest, { chains: ["solana"], newPairs: { filters: { devHoldingPercent: { max: "5" } } } })).toBe(true)

@@ -334,6 +334,9 @@ describe("GET /v1/positions", () => {
     expect((await read({ wallets: walletList, hideLowLiquidity: false, limit: 0 })).positions.length).toBe(1)
     expect((await read({ wallets: walletList, hideLowLiquidity: false, limit: -3 })).positions.length).toBe(1)
     expect((await read({ wallets: walletList, hideLowLiquidity: false, limit: 1000 })).positions.length).toBe(100)
+    const huge = await api.get(`/v1/positions${query({ wallets: walletList, hideLowLiquidity: false })}&limit=123456789012345678901234567890`)
+    expect(huge.status).toBe(200)
+    expect(huge.body.positions.length).toBe(100)
     expect((await read({ wallets: walletList, hideLowLiquidity: false })).positions.length).toBe(50)
   })
 

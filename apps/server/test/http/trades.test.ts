@@ -80,6 +80,10 @@ describe("trade pages", () => {
       const total = engineTokenTradeIds(busy).length
       expect((await page(`${busyPath}?limit=1000`)).trades.length).toBe(Math.min(100, total))
       expect((await page(`${busyPath}?limit=100`)).trades.length).toBe(Math.min(100, total))
+      // Whole numbers of any length: clamped, never refused.
+      expect((await page(`${busyPath}?limit=99999999999999999999`)).trades.length).toBe(Math.min(100, total))
+      expect((await page(`${busyPath}?limit=-99999999999999999999`)).trades.length).toBe(1)
+      expect((await page(`${busyPath}?limit=${"9".repeat(400)}`)).trades.length).toBe(Math.min(100, total))
     })
 
     it("answers 400 VALIDATION_ERROR on limit for a limit that is not a whole number", async () => {

@@ -81,7 +81,8 @@ export class Issues {
   /** A page size: a whole number, clamped into [1, max] (never refused for its size). */
   limit(field: string, value: string | undefined, fallback: number, max: number): number {
     if (value === undefined) return fallback
-    if (!/^-?\d{1,16}$/.test(value.trim())) {
+    // Any whole number, however many digits (one past 2^53 or beyond a double's range is clamped too).
+    if (!/^-?\d+$/.test(value.trim())) {
       this.add(field, `${field} must be a whole number (values outside 1-${max} are clamped)`)
       return fallback
     }

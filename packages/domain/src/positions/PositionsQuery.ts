@@ -41,11 +41,21 @@ export interface PositionsRead {
 }
 
 /**
- * Where a page ends: `[sortKey, chain, tokenAddress, walletAddress]`. The sort key is a Fixed's
- * integer as a decimal string (value, pnl, pnlPct), integer ms (openedAt, closedAt), or null when
- * the row had none. Plain strings, numbers and null, so the cursor module can seal it as is.
+ * Where a page ends: `[sortKey, chain, tokenAddress, walletAddress, countsOpen, countsClosed]`.
+ * The sort key is a Fixed's integer as a decimal string (value, pnl, pnlPct), integer ms (openedAt,
+ * closedAt), or null when the row had none. The counts are the first page's `counts.spot`: every
+ * later page of the read reports them, so they are identical across its pages (spec "GET
+ * /v1/positions") even while positions open and close between pages. Plain strings, numbers and
+ * null, so the cursor module can seal it as is.
  */
-export type CursorPosition = readonly [sortKey: string | number | null, chain: string, token: string, wallet: string]
+export type CursorPosition = readonly [
+  sortKey: string | number | null,
+  chain: string,
+  token: string,
+  wallet: string,
+  countsOpen: number,
+  countsClosed: number
+]
 
 export interface PositionsPageResult {
   readonly asOf: number
@@ -174,16 +184,19 @@ export const parseCursorPosition = (
   read: PositionsRead,
   position: ReadonlyArray<string | number | null>
 ): CursorPosition | null => {
-  if (position.length !== 4) return null
-  const [key, chain, token, wallet] = position
+  if (position.length !== 6) return null
+  const [key, chain, token, wallet, countsOpen, countsClosed] = position
   if (typeof chain !== "string" || typeof token !== "string" || typeof wallet !== "string") return null
+  if (!isCount(countsOpen) || !isCount(countsClosed)) return null
   if (key !== null) {
     if (isFixedField(read.sort.field)) {
       if (typeof key !== "string" || !integerText.test(key)) return null
     } else if (typeof key !== "number" || !Number.isSafeInteger(key)) return null
   }
-  return [key, chain, token, wallet]
+  return [key, chain, token, wallet, countsOpen, countsClosed]
 }
+
+const isCount = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0
 
 const cursorKeyed = (after: CursorPosition): OrderKey => ({
   key: typeof after[0] === "string" ? BigInt(after[0]) : after[0],
@@ -192,17 +205,19 @@ const cursorKeyed = (after: CursorPosition): OrderKey => ({
   wallet: after[3]
 })
 
-const cursorOf = (k: OrderKey): CursorPosition => [
+const cursorOf = (k: OrderKey, counts: { readonly open: number; readonly closed: number }): CursorPosition => [
   typeof k.key === "bigint" ? k.key.toString() : k.key,
   k.chain,
   k.token,
-  k.wallet
+  k.wallet,
+  counts.open,
+  counts.closed
 ]
 
 /**
  * One page of positions. `after` is the `last` of the previous page (null for the first page);
- * `asOf` is the serve time, echoed. Counts cover the wallets and chains only, so every page of a
- * read reports the same counts for the same rows.
+ * `asOf` is the serve time, echoed. Counts cover the wallets and chains only (no switch, q, token
+ * or lifecycle); the first page counts them and the cursor carries them to the read's later pages.
  */
 export const readPositions = (
   rows: ReadonlyArray<PositionRow>,
@@ -256,11 +271,12 @@ export const readPositions = (
   const hasMore = selected.length > limit
   const page = hasMore ? selected.slice(0, limit) : selected
   const positions = page.map((k) => k.row.position)
+  const spot = after === null ? { open, closed } : { open: after[4], closed: after[5] }
   return {
     asOf,
-    counts: { spot: { open, closed } },
+    counts: { spot },
     positions,
     hasMore,
-    last: hasMore ? cursorOf(page[page.length - 1]!) : null
+    last: hasMore ? cursorOf(page[page.length - 1]!, spot) : null
   }
 }

@@ -380,7 +380,7 @@ describe("readPositions examples", () => {
     expect(Query.readPositions(rows, { ...base, limit: Number.NaN }, null, 0).positions).toHaveLength(50)
     const first = Query.readPositions(rows, { ...base, limit: 2 }, null, 0)
     expect(first.positions.map((p) => p.token.address)).toEqual(["T119", "T118"])
-    expect(first.last).toEqual([String(118n * 10n ** 18n), "solana", "T118", walletPool[0]])
+    expect(first.last).toEqual([String(118n * 10n ** 18n), "solana", "T118", walletPool[0], 120, 0])
     const second = Query.readPositions(rows, { ...base, limit: 2 }, first.last, 0)
     expect(second.positions.map((p) => p.token.address)).toEqual(["T117", "T116"])
   })
@@ -388,13 +388,34 @@ describe("readPositions examples", () => {
   it("refuses cursor positions that do not fit the sort", () => {
     const byValue = base
     const byOpened = { ...base, sort: { field: "openedAt", direction: "desc" } } as const
-    expect(Query.parseCursorPosition(byValue, ["100", "solana", "t", "w"])).toEqual(["100", "solana", "t", "w"])
-    expect(Query.parseCursorPosition(byValue, [null, "solana", "t", "w"])).not.toBeNull()
-    expect(Query.parseCursorPosition(byValue, [1.5, "solana", "t", "w"])).toBeNull()
-    expect(Query.parseCursorPosition(byValue, ["1e5", "solana", "t", "w"])).toBeNull()
-    expect(Query.parseCursorPosition(byOpened, ["100", "solana", "t", "w"])).toBeNull()
-    expect(Query.parseCursorPosition(byOpened, [100, "solana", "t"])).toBeNull()
-    expect(Query.parseCursorPosition(byOpened, [100, "solana", "t", "w"])).toEqual([100, "solana", "t", "w"])
+    expect(Query.parseCursorPosition(byValue, ["100", "solana", "t", "w", 3, 1])).toEqual(["100", "solana", "t", "w", 3, 1])
+    expect(Query.parseCursorPosition(byValue, [null, "solana", "t", "w", 0, 0])).not.toBeNull()
+    expect(Query.parseCursorPosition(byValue, [1.5, "solana", "t", "w", 3, 1])).toBeNull()
+    expect(Query.parseCursorPosition(byValue, ["1e5", "solana", "t", "w", 3, 1])).toBeNull()
+    expect(Query.parseCursorPosition(byOpened, ["100", "solana", "t", "w", 3, 1])).toBeNull()
+    expect(Query.parseCursorPosition(byOpened, [100, "solana", "t", "w", 3])).toBeNull()
+    expect(Query.parseCursorPosition(byOpened, [100, "solana", "t", "w", -1, 1])).toBeNull()
+    expect(Query.parseCursorPosition(byOpened, [100, "solana", "t", "w", 3, 0.5])).toBeNull()
+    expect(Query.parseCursorPosition(byOpened, [100, "solana", "t", "w", "3", 1])).toBeNull()
+    expect(Query.parseCursorPosition(byOpened, [100, "solana", "t", "w", 3, 1])).toEqual([100, "solana", "t", "w", 3, 1])
+  })
+
+  it("reports the first page's counts on every page of a read, though positions open and close between pages", () => {
+    const before = [0, 1, 2, 3, 4].map((i) => rowOf(spec({ token: `T${i}`, valueUsd: 10 - i })))
+    // Between the pages: T0 (already served) closes and two new positions open.
+    const after = [
+      rowOf(spec({ token: "T0", status: "closed", closedAt: 9_000, valueUsd: 0 })),
+      ...before.slice(1),
+      rowOf(spec({ token: "N1", valueUsd: 1 })),
+      rowOf(spec({ token: "N2", valueUsd: 0.5 }))
+    ]
+    const read = { ...base, limit: 2 }
+    const counts: Array<unknown> = []
+    pageThrough((page) => (page === 0 ? before : after), read, (result) => counts.push(result.counts))
+    expect(counts.length).toBeGreaterThan(2)
+    for (const c of counts) expect(c).toEqual({ spot: { open: 5, closed: 0 } })
+    // A new read counts the rows as they are now.
+    expect(Query.readPositions(after, read, null, 0).counts).toEqual({ spot: { open: 6, closed: 1 } })
   })
 
   it("binds spellings that select the same rows to the same binding, and nothing else", () => {

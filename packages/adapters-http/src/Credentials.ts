@@ -65,8 +65,31 @@ export const hasMisplacedKey = (url: string, headers: RequestHeaders): boolean =
   return false
 }
 
+/**
+ * Keys at least this long are also looked for, as they are, in every other header's value (a
+ * shorter development key could occur in an ordinary value by chance).
+ */
+export const minSearchedKeyLength = 16
+
+/**
+ * True when a header other than Authorization carries the presented key itself (at least
+ * `minSearchedKeyLength` long), or any key of the service's own shape: "a key in any other header
+ * is rejected" (spec "Authentication" rule 2), whatever the header's name.
+ */
+export const keyInOtherHeader = (headers: RequestHeaders, key: string): boolean => {
+  const searched = key.length >= minSearchedKeyLength
+  for (const name in headers) {
+    if (name === "authorization") continue
+    const value = headers[name]
+    if (value === undefined) continue
+    const text = typeof value === "string" ? value : value.join(", ")
+    if ((searched && text.includes(key)) || (text.includes("sk_") && ownKeyShape.test(text))) return true
+  }
+  return false
+}
+
 /** The key to check, or undefined when the request must get the 401 without a lookup. */
 export const presentedKey = (url: string, headers: RequestHeaders): string | undefined => {
   const key = bearerKey(get(headers, "authorization"))
-  return key === undefined || hasMisplacedKey(url, headers) ? undefined : key
+  return key === undefined || hasMisplacedKey(url, headers) || keyInOtherHeader(headers, key) ? undefined : key
 }

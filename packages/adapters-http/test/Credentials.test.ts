@@ -38,6 +38,24 @@ describe("Credentials.hasMisplacedKey", () => {
   })
 })
 
+describe("Credentials.keyInOtherHeader", () => {
+  const ordinary = { host: "api.example", "user-agent": "curl/8.5", accept: "application/json", authorization: `Bearer ${key}` }
+  it("finds the presented key in any header but Authorization, and any key of our shape", () => {
+    expect(Credentials.keyInOtherHeader(ordinary, key)).toBe(false)
+    expect(Credentials.keyInOtherHeader({ ...ordinary, "x-key": key }, key)).toBe(true)
+    expect(Credentials.keyInOtherHeader({ ...ordinary, "proxy-authorization": `Bearer ${key}` }, key)).toBe(true)
+    expect(Credentials.keyInOtherHeader({ ...ordinary, "x-custom": ["a", `b ${key}`] }, key)).toBe(true)
+    expect(Credentials.keyInOtherHeader({ ...ordinary, "x-note": "sk_test_0123456789abcdefXYZ" }, key)).toBe(true)
+    expect(Credentials.presentedKey("/v1/x", { ...ordinary, "x-key": key })).toBeUndefined()
+    expect(Credentials.presentedKey("/v1/x", ordinary)).toBe(key)
+  })
+  it("does not search for a short development key, which an ordinary value may contain by chance", () => {
+    const dev = "dev"
+    expect(Credentials.keyInOtherHeader({ "user-agent": "devtools/1.0", authorization: `Bearer ${dev}` }, dev)).toBe(false)
+    expect(Credentials.presentedKey("/v1/x", { "user-agent": "devtools/1.0", authorization: `Bearer ${dev}` })).toBe(dev)
+  })
+})
+
 describe("RequestId.fromHeader", () => {
   it("echoes 1-128 visible ASCII characters, else makes a UUID", () => {
     expect(RequestId.fromHeader("abc-123")).toBe("abc-123")

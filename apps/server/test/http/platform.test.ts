@@ -56,7 +56,11 @@ describe("read API platform", () => {
       ["key in X-API-Key", { "x-api-key": apiKey }, ""],
       ["key in the query string", {}, `api_key=${apiKey}`],
       ["key in the query string beside a valid header", bearer(), `apikey=${apiKey}`],
-      ["key in a cookie", { cookie: `api_key=${apiKey}` }, ""]
+      ["key in a cookie", { cookie: `api_key=${apiKey}` }, ""],
+      // Any other header, whatever its name, even beside a valid bearer header.
+      ["key in X-Key beside a valid header", { ...bearer(), "x-key": apiKey }, ""],
+      ["key in Proxy-Authorization beside a valid header", { ...bearer(), "proxy-authorization": `Bearer ${apiKey}` }, ""],
+      ["a key of ours in X-Foo beside a valid header", { ...bearer(), "x-foo": `note sk_live_${"a".repeat(40)}` }, ""]
     ]
     const bodies = new Set<string>()
     const headerShapes = new Set<string>()

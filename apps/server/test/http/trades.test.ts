@@ -254,6 +254,18 @@ describe("trade pages", () => {
       const reply = await api.get(`/v1/trades?identity=kol&chains=base,solana&limit=1&cursor=${encodeURIComponent(first.nextCursor)}`)
       expect(reply.status).toBe(200)
     })
+
+    it("accepts a cursor of the every-chain read with every chain named, and the reverse", async () => {
+      const all = "solana,base,bsc,robinhood,arc"
+      const unnamed = await page("/v1/trades?identity=kol&limit=1")
+      expect(unnamed.nextCursor).not.toBeNull()
+      const named = await api.get(`/v1/trades?identity=kol&chains=${all},solana&limit=1&cursor=${encodeURIComponent(unnamed.nextCursor!)}`)
+      expect(named.status, named.text).toBe(200)
+      const namedFirst = await page(`/v1/trades?identity=kol&chains=arc,bsc,base,robinhood,solana&limit=1`)
+      const reply = await api.get(`/v1/trades?identity=kol&limit=1&cursor=${encodeURIComponent(namedFirst.nextCursor!)}`)
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body.trades).toEqual(named.body.trades)
+    })
   })
 
   // Last: these fold new events into the market.

@@ -114,8 +114,11 @@ export const identityTrades = Effect.fnUntraced(function*(params: Readonly<Recor
   const chains = issues.chainList("chains", params.chains)
   const limit = issues.limit("limit", params.limit, defaultTradeLimit, maxTradeLimit)
   const secret = yield* CursorSecret
-  const readChains = [...(chains ?? [])].sort()
-  const binding = `GET /v1/trades?identity=${identity}&chains=${chains === undefined ? "*" : readChains.join(",")}`
+  // Spellings that select the same trades bind the same: any order or repeats, and every chain
+  // named is the same read as `chains` absent.
+  const readChains = [...new Set(chains ?? [])].sort()
+  const everyChain = chains === undefined || readChains.length === Chain.chains.length
+  const binding = `GET /v1/trades?identity=${identity}&chains=${everyChain ? "*" : readChains.join(",")}`
   const after = afterOf(issues, issues.cursor(secret, binding, params.cursor))
   yield* issues.check()
   const market = yield* Market

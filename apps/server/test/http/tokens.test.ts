@@ -229,7 +229,9 @@ describe("GET /v1/tokens/{chain}/{address}", () => {
 
     it("answers 400 VALIDATION_ERROR naming every bad value at once", async () => {
       const reply = await api.get(`${chartPath}/ohlcv?timeframe=2m&metric=volume&countBack=0`)
-      expectError(reply, 400, "VALIDATION_ERROR", ["timeframe", "metric", "countBack"], true)
+      const details = expectError(reply, 400, "VALIDATION_ERROR", ["timeframe", "metric", "countBack"], true)
+      // The message names the bound that applies, not the safe-integer range.
+      expect(details.find((d) => d.field === "countBack")!.message).toBe("countBack must be at least 1")
     })
 
     it("answers 400 VALIDATION_ERROR naming an unknown parameter, such as the misspelt countback", async () => {

@@ -72,7 +72,13 @@ export class Issues {
     }
     const n = Number(value.trim())
     if (n < min || n > max) {
-      this.add(field, `${field} must be between ${min} and ${max}`)
+      // Only the bounds a caller set are named (not the safe-integer range behind the others).
+      const lower = min !== Number.MIN_SAFE_INTEGER
+      const upper = max !== Number.MAX_SAFE_INTEGER
+      this.add(
+        field,
+        lower && upper ? `${field} must be between ${min} and ${max}` : lower ? `${field} must be at least ${min}` : `${field} must be at most ${max}`
+      )
       return undefined
     }
     return n

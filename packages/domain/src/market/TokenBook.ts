@@ -403,9 +403,11 @@ export class TokenBook implements DiscoveryCandidate {
       liquidity: money(liquidity),
       ath: {
         price: money(this.athPrice),
-        priceAt: this.athPriceAt,
+        // Before any priced trade the ATH is the zero price the token was created at, "reached" at
+        // its creation: a real time, never the epoch (docs/http-api.md).
+        priceAt: this.athPriceAt === 0 ? this.createdAt : this.athPriceAt,
         marketCap: money(this.athMarketCap),
-        marketCapAt: this.athMarketCapAt
+        marketCapAt: this.athMarketCapAt === 0 ? this.createdAt : this.athMarketCapAt
       },
       stats: this.tape.stats(),
       totals: {

@@ -206,6 +206,9 @@ describe("MarketEngine", () => {
   it("prices a swap exactly and keeps the four fee kinds apart", () => {
     const engine = new MarketEngine()
     engine.apply(launch())
+    // Before any trade: a zero ATH, dated at the token's creation (never the epoch).
+    const untraded = engine.token("solana", TOKEN)!.toWire()
+    expect(untraded.ath).toEqual({ price: { native: "0", usd: "0" }, priceAt: start, marketCap: { native: "0", usd: "0" }, marketCapAt: start })
     // 1,000,000 tokens (6 decimals) for 0.03 SOL at 150 USD/SOL
     expect(engine.apply(swap(ALICE, "buy", 1_000_000_000_000n, 30_000_000n, start + 1000))).toBeUndefined()
     const token = engine.token("solana", TOKEN)!.toWire()

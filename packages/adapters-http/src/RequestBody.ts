@@ -13,6 +13,7 @@ import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import { ApiError } from "./ApiError.js"
+import * as RequestHeaders from "./RequestHeaders.js"
 
 /** The public API's largest body (a discovery request is a few KB). */
 export const DEFAULT_MAX_BYTES = 1_048_576
@@ -40,7 +41,8 @@ const within = <A, E>(
   unreadable: ApiError
 ): Effect.Effect<A, ApiError> => {
   const { advice, maxBytes } = limit
-  const declared = request.headers["content-length"]
+  // Node's own header record (RequestHeaders), not Effect's per-request copy of it.
+  const declared = RequestHeaders.get(RequestHeaders.of(request), "content-length")
   if (declared !== undefined && Number(declared) > maxBytes) return Effect.fail(ApiError.bodyTooLarge(maxBytes, advice))
   return read.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBytes)),

@@ -45,37 +45,11 @@ export const tokenBytes = (token: TokenBook): Buffer => {
 }
 
 /**
- * Encoded trades by engine `seq`. A trade never changes once recorded, but the engine's trade
- * rings hand out a new `TradeRecord` on every read (they keep columns, not objects), so a JSON
- * cached on the record object is lost with it: without this, every page encoded its 20 trades
- * with the schema again (a few µs each). A seq names one trade of one engine; the entry also
- * keeps the trade's token book (one object per token and engine), so a trade of another engine
- * with the same seq (tests build several markets in one process) is never taken for it. Bounded:
- * past `maxCachedTrades` the trades encoded first are dropped (hot pages are the newest trades).
+ * The trade's JSON (REST form) as UTF-8 bytes, converted once per record. Pages hand out the same
+ * record for a trade while the engine keeps it among the records it has built (ReadRecords), so a
+ * hot page encodes nothing.
  */
-export const maxCachedTrades = 16_384
-const tradeBytesBySeq = new Map<number, { readonly token: object; readonly bytes: Buffer }>()
-
-/** The trade's JSON (REST form) as UTF-8 bytes, encoded once per trade (while cached). */
-export const tradeBytes = (record: TradeRecord): Buffer => {
-  const token = record.context.token
-  const cached = tradeBytesBySeq.get(record.seq)
-  if (cached !== undefined && cached.token === token) return cached.bytes
-  const bytes = Buffer.from(tradeJson(record), "utf8")
-  if (cached === undefined && tradeBytesBySeq.size >= maxCachedTrades) {
-    // Map iteration follows insertion order: the first keys were encoded first.
-    let excess = tradeBytesBySeq.size - maxCachedTrades + 1
-    for (const seq of tradeBytesBySeq.keys()) {
-      if (excess-- <= 0) break
-      tradeBytesBySeq.delete(seq)
-    }
-  }
-  tradeBytesBySeq.set(record.seq, { token, bytes })
-  return bytes
-}
-
-/** Cached encoded trades (for tests of the bound). */
-export const cachedTradeCount = (): number => tradeBytesBySeq.size
+export const tradeBytes = (record: TradeRecord): Uint8Array => (record.bytes ??= Buffer.from(tradeJson(record), "utf8"))
 
 /**
  * A body assembled from cached byte pieces and the text between them (framing, ranks, cursors):

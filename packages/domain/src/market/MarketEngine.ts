@@ -15,7 +15,7 @@ import * as Fixed from "../Fixed.js"
 import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
 import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.js"
-import { idHalves, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
+import { idHalves, ReadRecords, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
 import type { BuyContext } from "./Holders.js"
 import { interned } from "./Interned.js"
 import { fundingOf, fundingWire, WalletDirectory, type WalletRecord } from "./Wallets.js"
@@ -174,6 +174,12 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
   }
 }
 
+/**
+ * Trade records kept for reuse by pages (about 1.5 KB each once encoded): the newest trades of the
+ * tokens and feeds being read, many times over the newest 50 of a busy token.
+ */
+const READ_RECORDS = 8_192
+
 export class MarketEngine {
   private readonly tokens = new Map<string, TokenBook>()
   private readonly wallets = new WalletDirectory()
@@ -182,6 +188,8 @@ export class MarketEngine {
   /** Tokens by chain, then by canonical address: the per-event lookup builds no key string. */
   private readonly tokensByChain = new Map<Chain, Map<string, TokenBook>>()
   private readonly identityFeeds: Record<IdentityFeed, TradeRing>
+  /** Records the pages built from ring rows, handed out again to the next reads (ReadRecords). */
+  private readonly readRecords = new ReadRecords(READ_RECORDS)
   private readonly nativeUsd = new Map<Chain, Fixed.Fixed>()
   /** Tokens with trades inside the 24-hour window: the only ones whose stats move with time. */
   private readonly activeTokens = new Set<TokenBook>()
@@ -639,14 +647,14 @@ export class MarketEngine {
   ): { readonly records: Array<TradeRecord>; readonly hasMore: boolean; readonly olderElsewhere: boolean } {
     const ring = this.tokenOn(chain, address)?.recentTrades
     if (ring === undefined) return { records: [], hasMore: false, olderElsewhere: false }
-    const page = ring.page(after, limit)
+    const page = ring.page(after, limit, undefined, this.readRecords)
     return { records: page.records, hasMore: page.hasMore, olderElsewhere: !page.hasMore && ring.dropped }
   }
 
   /** The newest trades of an identity feed on the given chains, newest first. */
   identityTradePage(feed: IdentityFeed, onChains: ReadonlyArray<Chain>, after: { timestamp: number; seq: number } | null, limit: number) {
     const all = onChains.length === chains.length
-    return this.identityFeeds[feed].page(after, limit, all ? undefined : (chain) => onChains.includes(chain))
+    return this.identityFeeds[feed].page(after, limit, all ? undefined : (chain) => onChains.includes(chain), this.readRecords)
   }
 
   wallet(chain: Chain, address: string): WalletRecord | undefined {

@@ -67,6 +67,8 @@ export class TradeRecord {
   private wire: Trade | undefined = undefined
   /** The REST JSON of `trade`, filled by the first encoder and reused. */
   json: string | undefined = undefined
+  /** The REST JSON as UTF-8 bytes, filled by the first encoder of a page and reused. */
+  bytes: Uint8Array | undefined = undefined
 
   constructor(
     /** Engine-assigned, strictly increasing across all trades: the keyset tie-break. */
@@ -402,6 +404,35 @@ interface UnusualTexts {
   identities?: ReadonlyArray<IdentityProfile>
 }
 /**
+ * Trade records already built from ring rows, by seq, so that a page read again hands out the same
+ * objects (with whatever their encoders cached on them) instead of building each record anew from
+ * its columns: the rings keep columns, not objects, and the newest trades are read over and over.
+ * A seq names one trade of one engine, and a trade never changes, so one cache serves all of an
+ * engine's rings. Bounded: past `capacity` the records built first are forgotten.
+ */
+export class ReadRecords {
+  private readonly bySeq = new Map<number, TradeRecord>()
+
+  constructor(readonly capacity: number) {}
+
+  get size(): number {
+    return this.bySeq.size
+  }
+
+  get(seq: number): TradeRecord | undefined {
+    return this.bySeq.get(seq)
+  }
+
+  remember(record: TradeRecord): void {
+    if (this.bySeq.size >= this.capacity) {
+      // Map iteration follows insertion order: the first key was built first.
+      this.bySeq.delete(this.bySeq.keys().next().value!)
+    }
+    this.bySeq.set(record.seq, record)
+  }
+}
+
+/**
  * Trades a push moved out of a ring that hands its history on (`evictBlock` > 0), newest first:
  * either the oldest `evictBlock` trades it held (`late` false: each such block is older than
  * everything still held, so a ring's blocks never overlap), or the pushed trade itself, when it
@@ -508,11 +539,13 @@ export class TradeRing {
   /**
    * Up to `limit` trades strictly older than (timestamp, seq) — or from the newest when `after` is
    * null — newest first, and whether more remain; `keep` narrows by the traded token's chain.
+   * With `built`, records already built for earlier reads are handed out again (and new ones kept).
    */
   page(
     after: { readonly timestamp: number; readonly seq: number } | null,
     limit: number,
-    keep?: (chain: Chain) => boolean
+    keep?: (chain: Chain) => boolean,
+    built?: ReadRecords
   ): { readonly records: Array<TradeRecord>; readonly hasMore: boolean } {
     let i = 0
     const numbers = this.numbers
@@ -535,7 +568,7 @@ export class TradeRing {
       const row = this.row(i)
       if (keep !== undefined && !keep((this.refs[row * R_STRIDE + R_CONTEXT] as TradeContext).token.chain)) continue
       if (records.length === limit) return { records, hasMore: true }
-      records.push(this.read(row))
+      records.push(built === undefined ? this.read(row) : this.readVia(built, row))
     }
     return { records, hasMore: false }
   }
@@ -666,6 +699,14 @@ export class TradeRing {
       if (this.unusual === undefined) this.unusual = new Map()
       this.unusual.set(row, texts)
     }
+  }
+
+  private readVia(built: ReadRecords, row: number): TradeRecord {
+    const known = built.get(this.numbers[row * N_STRIDE + N_SEQ]!)
+    if (known !== undefined) return known
+    const record = this.read(row)
+    built.remember(record)
+    return record
   }
 
   private read(row: number): TradeRecord {

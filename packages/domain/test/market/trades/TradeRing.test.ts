@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import type { TradeContext } from "../../../src/market/TradeFeed.js"
-import { idHalves, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "../../../src/market/TradeFeed.js"
+import { idHalves, ReadRecords, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "../../../src/market/TradeFeed.js"
 
 const contexts: ReadonlyArray<TradeContext> = [
   { token: { chain: "solana", address: "TokA", decimals: 6 }, supply: 10n ** 15n, metadata: { name: "A", symbol: "A" } },
@@ -87,6 +87,41 @@ describe("TradeRing", () => {
           expect(rest.records.map(view)).toEqual(expected.map(view))
         }
       })
+    )
+  })
+
+  it("pages read through ReadRecords give the same trades as fresh reads, the same object for a seq while it is remembered", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.tuple(tradeInput, fc.boolean()), { maxLength: 60 }),
+        (capacity, remembered, steps) => {
+          const ring = new TradeRing(capacity, 2, capacity > 2 ? 2 : 0)
+          const built = new ReadRecords(remembered)
+          const handedOut = new Map<number, TradeRecord>()
+          steps.forEach(([input, read], i) => {
+            ring.push(recordOf(input, i + 1))
+            if (!read) return
+            // Rows move (late arrivals, wrap-around, blocks leaving) between reads: a remembered
+            // record must still be the trade its seq names, field for field.
+            const fresh = ring.page(null, 1_000).records
+            const viaCache = ring.page(null, 1_000, undefined, built).records
+            expect(viaCache.map(view)).toEqual(fresh.map(view))
+            for (const record of viaCache) {
+              const before = handedOut.get(record.seq)
+              if (before !== undefined && built.get(record.seq) === before) expect(record).toBe(before)
+              handedOut.set(record.seq, record)
+            }
+            expect(built.size).toBeLessThanOrEqual(remembered)
+          })
+          // A page that fits: read again, it hands out the very same objects.
+          const fits = new ReadRecords(remembered)
+          const once = ring.page(null, remembered, undefined, fits).records
+          const twice = ring.page(null, remembered, undefined, fits).records
+          twice.forEach((record, k) => expect(record).toBe(once[k]))
+        }
+      )
     )
   })
 

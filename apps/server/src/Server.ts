@@ -5,7 +5,7 @@
 import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
-import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
+import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
 import { AdminKeys, ApiServer, Contract, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
@@ -47,7 +47,8 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
       const tailStarted = yield* Clock.currentTimeMillis
       const replayed = yield* Effect.orDie(ingest.catchUp)
       const now = yield* Clock.currentTimeMillis
-      market.advanceTo(now)
+      // From here on the market follows the wall clock (stats windows expire on their own).
+      yield* MarketClock.start()
       yield* snapshots.startPeriodic
       if (announce && (replayed > 0 || restored._tag === "Restored")) {
         const from = restored._tag === "Restored" ? `snapshot at seq ${restored.seq} restored in ${restored.seconds.toFixed(1)} s, then ` : ""

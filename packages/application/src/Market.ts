@@ -55,9 +55,17 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
       const rejected: Array<{ index: number; reason: string }> = []
       const sliced = listeners.size > 0
       let slice = 0
-      // tokens and positions changed by the slices told so far, in first-change order
+      // tokens and positions changed by the slices told so far: each once (a position by its
+      // token and slot, the latest entry kept: every drain hands out new entry objects)
       let tokens: Set<TokenBook> | undefined
-      let positions: Set<PositionEntry> | undefined
+      let positions: Map<TokenBook, Map<number, PositionEntry>> | undefined
+      const keep = (entries: ReadonlyArray<PositionEntry>) => {
+        for (const entry of entries) {
+          let slots = positions!.get(entry.token)
+          if (slots === undefined) positions!.set(entry.token, slots = new Map())
+          slots.set(entry.state.slot, entry)
+        }
+      }
       for (let i = 0; i < events.length; i++) {
         const event = events[i]!
         const reason = engine.apply(event)
@@ -66,9 +74,9 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
         if (sliced && ++slice >= publishEvery && i + 1 < events.length && events[i + 1]!.timestamp > event.timestamp) {
           const changes = engine.drainChanges()
           tokens ??= new Set()
-          positions ??= new Set()
+          positions ??= new Map()
           for (const token of changes.tokens) tokens.add(token)
-          for (const position of changes.positions) positions.add(position)
+          keep(changes.positions)
           tell({ tokens: [], trades: changes.trades, positions: [], leftMemory: changes.leftMemory })
           slice = 0
         }
@@ -77,8 +85,10 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
       else {
         const changes = engine.drainChanges()
         for (const token of changes.tokens) tokens.add(token)
-        for (const position of changes.positions) positions.add(position)
-        tell({ tokens: [...tokens], trades: changes.trades, positions: [...positions], leftMemory: changes.leftMemory })
+        keep(changes.positions)
+        const changed: Array<PositionEntry> = []
+        for (const slots of positions.values()) for (const entry of slots.values()) changed.push(entry)
+        tell({ tokens: [...tokens], trades: changes.trades, positions: changed, leftMemory: changes.leftMemory })
       }
       return { applied, rejected }
     },

@@ -60,15 +60,11 @@ export const start = (options: SimulatorFeedOptions, publish?: Publish) =>
 
 const feedLive = (simulator: Simulator.MarketSimulator, market: Market["Service"], apply: Publish, tickMs: number) =>
   Effect.gen(function*() {
-    let lastAdvance = 0
+    // Time itself (stats windows expiring) is moved by MarketClock, with or without a simulator.
     for (;;) {
       const at = yield* Clock.currentTimeMillis
       const events = simulator.advance(at)
       if (events.length > 0) yield* apply(events)
-      if (at - lastAdvance >= 1000) {
-        market.advanceTo(at)
-        lastAdvance = at
-      }
       yield* Effect.sleep(Duration.millis(tickMs))
     }
   })

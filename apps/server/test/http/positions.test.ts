@@ -356,10 +356,13 @@ describe("GET /v1/positions", () => {
       await refuse({ wallets: " , " }, "VALIDATION_ERROR", ["wallets"])
     })
 
-    it("answers 400 VALIDATION_ERROR on wallets for more than 100 wallets, and 200 for exactly 100", async () => {
+    it("answers 400 VALIDATION_ERROR on wallets for more than 100 distinct wallets, and 200 for exactly 100 (repeats count once)", async () => {
       const many = Array.from({ length: 101 }, (_, i) => `0x${i.toString(16).padStart(40, "0")}`)
       await refuse({ wallets: many.join(",") }, "VALIDATION_ERROR", ["wallets"])
       expect((await api.get(`/v1/positions${query({ wallets: many.slice(0, 100).join(",") })}`)).status).toBe(200)
+      // 100 distinct plus a repeat and an upper-case spelling of one: still 100 wallets, as on the stream
+      const repeated = [...many.slice(0, 100), many[0]!, many[10]!.toUpperCase().replace("0X", "0x")]
+      expect((await api.get(`/v1/positions${query({ wallets: repeated.join(",") })}`)).status).toBe(200)
     })
 
     it("answers 400 VALIDATION_ERROR on wallets for a malformed wallet address", async () => {

@@ -32,7 +32,12 @@ export const positions = Effect.fnUntraced(function*(params: Readonly<Record<str
 
   const wallets = (params.wallets ?? "").split(",").map((w) => w.trim()).filter((w) => w.length > 0)
   if (wallets.length === 0) issues.add("wallets", "wallets is required: 1 to 100 wallet addresses, comma-separated")
-  else if (wallets.length > maxWallets) issues.add("wallets", `wallets names ${wallets.length} addresses; at most ${maxWallets} per request`)
+  else {
+    // Distinct wallets count, as on the positions stream: a repeat (or an EVM address in other
+    // letter case) names no further wallet.
+    const distinct = new Set(wallets.map((w) => (w.startsWith("0x") ? w.toLowerCase() : w))).size
+    if (distinct > maxWallets) issues.add("wallets", `wallets names ${distinct} distinct addresses; at most ${maxWallets} per request`)
+  }
   for (const wallet of wallets) {
     if (!Chain.looksLikeAddress(wallet)) issues.add("wallets", `${wallet} is not a wallet address`)
   }

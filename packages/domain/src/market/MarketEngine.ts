@@ -188,8 +188,11 @@ export class MarketEngine {
   /** Tokens by chain, then by canonical address: the per-event lookup builds no key string. */
   private readonly tokensByChain = new Map<Chain, Map<string, TokenBook>>()
   private readonly identityFeeds: Record<IdentityFeed, TradeRing>
-  /** Records the pages built from ring rows, handed out again to the next reads (ReadRecords). */
-  private readonly readRecords = new ReadRecords(READ_RECORDS)
+  /**
+   * Records the pages built from ring rows, handed out again to the next reads (ReadRecords). A
+   * cache, not state: snapshots leave it out and a restored engine starts a new one.
+   */
+  private readRecords: ReadRecords | undefined = undefined
   private readonly nativeUsd = new Map<Chain, Fixed.Fixed>()
   /** Tokens with trades inside the 24-hour window: the only ones whose stats move with time. */
   private readonly activeTokens = new Set<TokenBook>()
@@ -542,20 +545,22 @@ export class MarketEngine {
     if (token === undefined) return `unknown token ${e.chain}:${e.token}: send its tokenLaunched event first`
     const from = e.from === null ? null : canonicalAddress(e.chain, e.from)
     const to = e.to === null ? null : canonicalAddress(e.chain, e.to)
+    // A wallet sending to itself moves nothing: no balance, cost basis or cycle changes.
+    if (from !== null && from === to) return undefined
     if (from === null) {
-      token.supply += e.amount
-      token.holders.setSupply(token.supply)
+      token.changeSupply(token.supply + e.amount, e.timestamp)
     } else {
       token.holders.debit(from, e.amount)
-      if (!token.isExcludedFromTop10(from)) {
+      // Only a position holding tokens can send some: tokens never seen arriving cannot leave our
+      // books, so a sender with nothing held gets no position (and no closed cycle it never opened).
+      if (!token.isExcludedFromTop10(from) && this.holdsAny(token, from)) {
         const position = this.positionOf(token, this.wallets.getOrCreate(e.chain, from), e.timestamp)
         Positions.applyTransferOut(position, e.amount, e.timestamp)
         this.positionChanged(token, position.slot)
       }
     }
     if (to === null) {
-      token.supply = token.supply > e.amount ? token.supply - e.amount : 0n
-      token.holders.setSupply(token.supply)
+      token.changeSupply(token.supply > e.amount ? token.supply - e.amount : 0n, e.timestamp)
     } else {
       token.holders.credit(to, e.amount)
       if (!token.isExcludedFromTop10(to)) {
@@ -595,6 +600,16 @@ export class MarketEngine {
   }
 
   /** The wallet's position in the token (opened now if it had none), in the wallet's holder slot. */
+  private builtRecords(): ReadRecords {
+    return (this.readRecords ??= new ReadRecords(READ_RECORDS))
+  }
+
+  /** Whether `wallet` has a position in `token` holding tokens now (creates nothing). */
+  private holdsAny(token: TokenBook, wallet: string): boolean {
+    const slot = token.holders.slotIfAny(wallet)
+    return slot !== undefined && token.positions.has(slot) && token.positions.at(slot).holdings > 0n
+  }
+
   private positionOf(token: TokenBook, wallet: WalletRecord, at: number): Positions.PositionState {
     const slot = token.holders.slotFor(wallet.address)
     if (token.positions.open(slot, wallet.address, at)) {
@@ -647,14 +662,14 @@ export class MarketEngine {
   ): { readonly records: Array<TradeRecord>; readonly hasMore: boolean; readonly olderElsewhere: boolean } {
     const ring = this.tokenOn(chain, address)?.recentTrades
     if (ring === undefined) return { records: [], hasMore: false, olderElsewhere: false }
-    const page = ring.page(after, limit, undefined, this.readRecords)
+    const page = ring.page(after, limit, undefined, this.builtRecords())
     return { records: page.records, hasMore: page.hasMore, olderElsewhere: !page.hasMore && ring.dropped }
   }
 
   /** The newest trades of an identity feed on the given chains, newest first. */
   identityTradePage(feed: IdentityFeed, onChains: ReadonlyArray<Chain>, after: { timestamp: number; seq: number } | null, limit: number) {
     const all = onChains.length === chains.length
-    return this.identityFeeds[feed].page(after, limit, all ? undefined : (chain) => onChains.includes(chain), this.readRecords)
+    return this.identityFeeds[feed].page(after, limit, all ? undefined : (chain) => onChains.includes(chain), this.builtRecords())
   }
 
   wallet(chain: Chain, address: string): WalletRecord | undefined {

@@ -89,7 +89,7 @@ const STRIDE = OPENED_AT + 10
 
 // FLAGS bits.
 const EXISTS = 1
-/** The current cycle has seen no buy: it was opened by tokens that came in without one. */
+/** The current cycle was opened by tokens that came in without a buy (`isTransfer`), buys since or not. */
 const TRANSFER = 2
 /**
  * The average cost is cost basis over holdings (tokens came in and none left since), computed
@@ -97,6 +97,8 @@ const TRANSFER = 2
  * never read between swaps, so a buy skips two divisions.
  */
 const AVG_FROM_BASIS = 4
+/** The current cycle has seen no buy yet (it was opened by a transfer): its sells realize nothing. */
+const NO_BUY = 8
 
 const noAddresses: Array<string | undefined> = []
 
@@ -440,7 +442,7 @@ const keepEarlierCycle = (p: PositionState): void => {
 const openCycle = (p: PositionState, data: Float64Array, at: number, timestamp: number, byTransfer: boolean): void => {
   if (data[at + CYCLE_COUNT]! > 0) keepEarlierCycle(p)
   data.fill(0, at + CYCLE_WIDE_FROM, at + OPENED_AT)
-  data[at + FLAGS] = byTransfer ? EXISTS | TRANSFER : EXISTS
+  data[at + FLAGS] = byTransfer ? EXISTS | TRANSFER | NO_BUY : EXISTS
   data[at + BUY_COUNT] = 0
   data[at + SELL_COUNT] = 0
   data[at + OPENED_AT] = timestamp
@@ -516,8 +518,9 @@ export const applyBuy = (p: PositionState, fill: Fill): void => {
   const bought = Wide.read(data, at + BOUGHT)
   weighMarketCap(data, at + ENTRY_CAP_N, bought, fill.marketCapNative, amount)
   weighMarketCap(data, at + ENTRY_CAP_U, bought, fill.marketCapUsd, amount)
-  // A buy turns a transfer-opened cycle into a traded one; tokens already held keep zero cost.
-  data[at + FLAGS] = data[at + FLAGS]! & ~TRANSFER
+  // A buy in a transfer-opened cycle: its later sells realize; tokens already held keep zero
+  // cost. The cycle stays `isTransfer` (no buy opened it).
+  data[at + FLAGS] = data[at + FLAGS]! & ~NO_BUY
   amountSplit.of(amount)
   nativeSplit.of(fill.valueNative)
   usdSplit.of(fill.valueUsd)
@@ -563,7 +566,7 @@ export const applySell = (p: PositionState, fill: Fill): void => {
   Wide.add(data, at + FEES_U, fill.feesUsd)
   // A cycle no buy opened realizes nothing: its tokens cost nothing, and counting their whole
   // sale value as profit would turn every airdrop dump into a "winning" trade.
-  if ((data[at + FLAGS]! & TRANSFER) === 0) {
+  if ((data[at + FLAGS]! & NO_BUY) === 0) {
     Wide.add(data, at + REALIZED_N, fill.valueNative - costOutNative)
     Wide.add(data, at + REALIZED_U, fill.valueUsd - costOutUsd)
   }

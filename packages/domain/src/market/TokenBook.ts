@@ -150,6 +150,22 @@ export class TokenBook implements DiscoveryCandidate {
     this.currentTradeContext = undefined
   }
 
+  /**
+   * A mint or burn moved the supply at `at`. The market cap follows the supply at the last price,
+   * so a mint can lift it above its all-time high without a trade: the high moves with it (an
+   * all-time high is never below the current value).
+   */
+  changeSupply(value: bigint, at: number): void {
+    this.supply = value
+    this.holders.setSupply(value)
+    if (!this.hasMarket) return
+    const marketCapUsd = this.marketCapOf(this.priceUsd)
+    if (marketCapUsd > this.athMarketCap.usd) {
+      this.athMarketCap = { native: this.marketCapOf(this.priceNative), usd: marketCapUsd }
+      this.athMarketCapAt = at
+    }
+  }
+
   get metadata(): TokenMetadataFields {
     return this.currentMetadata
   }

@@ -46,7 +46,7 @@ export { SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from 
  * covers the registered classes' code and the exported functions of the engine's modules, not
  * module-private helpers or constants). A bump makes every existing snapshot refused.
  */
-export const ENGINE_STATE_VERSION = 4 // 4: fundings packed (PackedFunding, TextBytes); 3: token feeds hand trades to the archive in blocks
+export const ENGINE_STATE_VERSION = 5 // 5: isTransfer kept through buys (NO_BUY apart), self-transfers and empty senders change nothing; 4: fundings packed (PackedFunding, TextBytes); 3: token feeds hand trades to the archive in blocks
 
 /**
  * The classes of the engine's state. `transient`: caches derived from the rest of the state,
@@ -54,12 +54,12 @@ export const ENGINE_STATE_VERSION = 4 // 4: fundings packed (PackedFunding, Text
  * snapshot's bytes).
  */
 const classes: ReadonlyArray<Codec.ClassEntry> = [
-  { name: "MarketEngine", constructor: MarketEngine },
+  { name: "MarketEngine", constructor: MarketEngine, transient: { readRecords: undefined } },
   { name: "TokenBook", constructor: TokenBook, transient: { cachedWire: undefined, encoded: undefined } },
   { name: "HolderBook", constructor: HolderBook },
   { name: "TradeTape", constructor: TradeTape, transient: { statsCache: undefined } },
   { name: "CandleHourlySeries", constructor: CandleHourlySeries },
-  { name: "TradeRecord", constructor: TradeRecord, transient: { wire: undefined, json: undefined } },
+  { name: "TradeRecord", constructor: TradeRecord, transient: { wire: undefined, json: undefined, bytes: undefined } },
   { name: "TradeRing", constructor: TradeRing },
   { name: "WalletRecord", constructor: WalletRecord },
   { name: "WalletDirectory", constructor: WalletDirectory },

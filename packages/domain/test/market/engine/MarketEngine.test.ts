@@ -225,6 +225,65 @@ describe("MarketEngine", () => {
     expect(token.updatedAt).toBe(start + 1000)
   })
 
+  it("keeps the all-time highs at or above the current price and market cap through trades, mints and burns", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    const transfer = (from: string | null, to: string | null, amount: bigint, at: number): MarketEvent => ({
+      type: "transfer", id: `transfer-${at}`, timestamp: at, chain: "solana", token: TOKEN, from, to, amount,
+      block: 300, transactionHash: `txt${at}`
+    } as MarketEvent)
+    expect(engine.apply(swap(ALICE, "buy", 1_000_000_000_000n, 30_000_000n, start + 1000))).toBeUndefined()
+    // A mint of 10% more supply at the same price: the market cap is 10% higher, and so is its high.
+    expect(engine.apply(transfer(null, ALICE, 100_000_000_000_000n, start + 2000))).toBeUndefined()
+    let token = engine.token("solana", TOKEN)!.toWire()
+    expect(token.marketCap).toEqual({ native: "33", usd: "4950" })
+    expect(token.ath.marketCap).toEqual(token.marketCap)
+    expect(token.ath.marketCapAt).toBe(start + 2000)
+    // A burn lowers the market cap and leaves the high where it was.
+    expect(engine.apply(transfer(ALICE, null, 550_000_000_000_000n, start + 3000))).toBeUndefined()
+    token = engine.token("solana", TOKEN)!.toWire()
+    expect(token.marketCap).toEqual({ native: "16.5", usd: "2475" })
+    expect(token.ath.marketCap).toEqual({ native: "33", usd: "4950" })
+    expect(token.ath.marketCapAt).toBe(start + 2000)
+    // Over a whole simulated market: no high is ever below the current value.
+    const market = fold(simulated(6, 11))
+    for (const t of market.allTokens()) {
+      const wire = t.toWire()
+      expect(Fixed.unsafeParse(wire.ath.marketCap.usd) >= Fixed.unsafeParse(wire.marketCap.usd)).toBe(true)
+      expect(Fixed.unsafeParse(wire.ath.price.usd) >= Fixed.unsafeParse(wire.price.usd)).toBe(true)
+    }
+  })
+
+  it("a self-transfer changes nothing, a sender holding nothing gets no position, and a transfer-opened position stays isTransfer after a buy", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    const transfer = (from: string | null, to: string | null, amount: bigint, at: number): MarketEvent => ({
+      type: "transfer", id: `transfer-${at}`, timestamp: at, chain: "solana", token: TOKEN, from, to, amount,
+      block: 300, transactionHash: `txt${at}`
+    } as MarketEvent)
+    const token = () => engine.token("solana", TOKEN)!
+    const positionOf = (wallet: string) => [...engine.positionsOfToken(token())].find((entry) => entry.wallet.address === wallet)
+    expect(engine.apply(swap(ALICE, "buy", 2_000_000n, 1_000_000_000n, start + 1000))).toBeUndefined()
+    const before = JSON.stringify(engine.positionWire(positionOf(ALICE)!))
+    const tokenBefore = JSON.stringify(token().toWire())
+    // Alice sends to herself, part and then all of her tokens: nothing about her position moves.
+    expect(engine.apply(transfer(ALICE, ALICE, 1_000_000n, start + 2000))).toBeUndefined()
+    expect(engine.apply(transfer(ALICE, ALICE, 2_000_000n, start + 3000))).toBeUndefined()
+    expect(JSON.stringify(engine.positionWire(positionOf(ALICE)!))).toBe(before)
+    expect(JSON.stringify(token().toWire())).toBe(tokenBefore)
+    // Bob, who never held any, "sends" some: no position appears for him (no cycle he never opened).
+    expect(engine.apply(transfer(BOB, ALICE, 5n, start + 4000))).toBeUndefined()
+    expect(positionOf(BOB)).toBeUndefined()
+    // Carol receives an airdrop, then buys: her position was opened by no buy, so it stays isTransfer.
+    const CAROL = "Caro1111111111111111111111111111111111111111"
+    expect(engine.apply(transfer(ALICE, CAROL, 1_000_000n, start + 5000))).toBeUndefined()
+    expect(engine.apply(swap(CAROL, "buy", 1_000_000n, 500_000_000n, start + 6000))).toBeUndefined()
+    const carol = engine.positionWire(positionOf(CAROL)!)
+    expect(carol.isTransfer).toBe(true)
+    expect(carol.openedAt).toBe(start + 5000)
+    expect(carol.buyCount).toBe(1)
+  })
+
   it("moves a token's updatedAt forward on every change, several in one millisecond and late events included", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

@@ -37,13 +37,10 @@ interface CandleToken {
   readonly address: string
   readonly groups: Map<string, CandleGroup>
   /**
-   * The time each of this token's trades in the batch being fanned out was counted at in the
-   * candles: its timestamp, or for a late trade the token's latest trade time before it (the
-   * tape counts a late trade in the latest bucket; docs/streams.md).
+   * The timestamps of this token's trades in the batch being fanned out: each is counted in the
+   * bucket of its own time, a late trade's (older than the token's latest) included.
    */
   readonly batchTimes: Array<number>
-  /** The latest of those times so far: the tape's latest trade time (NaN: no trade yet). */
-  lastTime: number
 }
 
 interface CandleGroup {
@@ -150,8 +147,7 @@ export class StreamHub implements ConnectionOwner {
         const byToken = this.candleSubs[spec.chain]
         let token = byToken.get(spec.token)
         if (token === undefined) {
-          const lastTime = this.market.engine.token(spec.chain, spec.token)?.tape.lastTradeAt() ?? Number.NaN
-          token = { chain: spec.chain, address: spec.token, groups: new Map(), batchTimes: [], lastTime }
+          token = { chain: spec.chain, address: spec.token, groups: new Map(), batchTimes: [] }
           byToken.set(spec.token, token)
         }
         const key = candleGroupKey(spec)
@@ -234,10 +230,7 @@ export class StreamHub implements ConnectionOwner {
         const candleToken = this.candleSubs[record.chain].get(record.token)
         if (candleToken !== undefined) {
           if (candleToken.batchTimes.length === 0) this.touchedCandleTokens.push(candleToken)
-          // a late trade is counted at the token's latest trade time (NaN: first trade)
-          const time = record.timestamp < candleToken.lastTime ? candleToken.lastTime : record.timestamp
-          candleToken.lastTime = time
-          candleToken.batchTimes.push(time)
+          candleToken.batchTimes.push(record.timestamp)
         }
       }
       if (!anyTrades) continue
@@ -279,7 +272,7 @@ export class StreamHub implements ConnectionOwner {
    * candle of every bucket the batch's trades were counted in, oldest first — normally just the
    * newest bucket, but a batch that crosses a bucket boundary also closes the previous bucket, and a
    * subscriber must see that bucket's final state to agree with the REST read. A late trade is
-   * counted in the latest bucket, so it never reopens an earlier candle.
+   * counted in its own (earlier) bucket, which is pushed again with it.
    */
   private fanOutCandles(): void {
     const engine = this.market.engine
@@ -423,9 +416,19 @@ const bucketScratch: Array<number> = []
 const bucketsOf = (timeframe: Candles.Timeframe, times: ReadonlyArray<number>): ReadonlyArray<number> => {
   const out = bucketScratch
   out.length = 0
+  let ordered = true
   for (let i = 0; i < times.length; i++) {
     const bucket = Candles.bucketStart(timeframe, times[i]!)
-    if (out.length === 0 || out[out.length - 1] !== bucket) out.push(bucket)
+    const last = out.length === 0 ? undefined : out[out.length - 1]!
+    if (last === bucket) continue
+    if (last !== undefined && bucket < last) ordered = false
+    out.push(bucket)
   }
+  if (ordered) return out
+  // A late trade: its earlier bucket goes first (oldest first, each once).
+  out.sort((a, b) => a - b)
+  let kept = 0
+  for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[kept - 1]) out[kept++] = out[i]!
+  out.length = kept
   return out
 }

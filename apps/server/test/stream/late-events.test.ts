@@ -57,7 +57,7 @@ describe("late events on the stream", () => {
   const restCandles = async (timeframe: string) =>
     (await api.get(`${base}/ohlcv?timeframe=${timeframe}&metric=price&denomination=usd`)).candles as Array<{ time: number }>
 
-  it("a late trade updates the token's latest candle, which is what spot.candles pushes", async () => {
+  it("a late trade updates the candle of its own time, which is what spot.candles pushes", async () => {
     const timeframes = ["1m", "1s"] as const
     const acks = await Promise.all(timeframes.map((timeframe) =>
       client.subscribe("spot.candles", { chain: token.chain, token: token.address, timeframe, metric: "price", denomination: "usd" })
@@ -76,27 +76,25 @@ describe("late events on the stream", () => {
     for (let i = 0; i < timeframes.length; i++) {
       const timeframe = timeframes[i]!
       const updates = client.updates(acks[i]!.subscriptionId)
-      // exactly the latest bucket, now holding the late trade (one more trade's volume)
-      expect(updates.map((c) => c.time), timeframe).toEqual([Candles.bucketStart(timeframe, latest)])
+      // exactly the late trade's own bucket, now holding it
+      expect(updates.map((c) => c.time), timeframe).toEqual([Candles.bucketStart(timeframe, late)])
       const fresh = await restCandles(timeframe)
       const before = snapshots[i]!
-      expect(fresh.at(-1), timeframe).toEqual(updates[0])
-      expect(fresh.at(-1), timeframe).not.toEqual(before.at(-1))
-      // the late trade's own bucket is unchanged (or absent, as before)
-      expect(fresh.find((c) => c.time === Candles.bucketStart(timeframe, late)), timeframe).toEqual(
-        before.find((c) => c.time === Candles.bucketStart(timeframe, late))
-      )
+      expect(fresh.find((c) => c.time === updates[0]!.time), timeframe).toEqual(updates[0])
+      expect(before.find((c) => c.time === updates[0]!.time), timeframe).not.toEqual(updates[0])
+      // the latest bucket is unchanged: the late trade is not in it
+      expect(fresh.at(-1), timeframe).toEqual(before.at(-1))
       for (const update of updates) mergers[i]!.offer(update)
       expect(mergers[i]!.state!.slice(-fresh.length), timeframe).toEqual(fresh)
     }
 
-    // A batch that opens a new minute, then folds a late trade: one bucket, the new one.
+    // A batch that opens a new minute, then folds a late trade: both buckets, oldest first.
     const opened = Candles.bucketStart("1m", latest) + 60_000 + 5_000
     const from = client.updates(acks[0]!.subscriptionId).length
     apply([swapAt(opened), swapAt(late)])
     await settle()
     const updates = client.updates(acks[0]!.subscriptionId).slice(from)
-    expect(updates.map((c) => c.time)).toEqual([Candles.bucketStart("1m", opened)])
+    expect(updates.map((c) => c.time)).toEqual([Candles.bucketStart("1m", late), Candles.bucketStart("1m", opened)])
     for (const update of updates) mergers[0]!.offer(update)
     const fresh = await restCandles("1m")
     expect(mergers[0]!.state!.slice(-fresh.length)).toEqual(fresh)

@@ -13,6 +13,8 @@ import {
   HIGH,
   LOW,
   OPEN,
+  VOLUME_NATIVE,
+  VOLUME_USD,
   volumeSlot
 } from "./CandleAggregate.js"
 import type { CandleValue } from "./Candles.js"
@@ -103,6 +105,54 @@ export class CandleHourlySeries {
       usdHigh
     )
     this.endSeq++
+  }
+
+  /**
+   * Folds a trade that arrived after later ones (a late trade) into its hour, wherever that hour
+   * is: a new hour is inserted in time order; in an existing hour high, low and volume take it,
+   * and it becomes the open when no trade of the hour is earlier (`earlierInHour` false) and the
+   * close when none is later (`laterInHour` false). An hour already dropped ignores it. The
+   * caller resets any cache built over these hours (`latest`'s).
+   */
+  addLate(
+    time: number,
+    earlierInHour: boolean,
+    laterInHour: boolean,
+    priceNative: number,
+    priceUsd: number,
+    marketCapNative: number,
+    marketCapUsd: number,
+    nativeLow: number,
+    nativeHigh: number,
+    usdLow: number,
+    usdHigh: number
+  ): void {
+    const hourStart = Math.floor(time / hourMs) * hourMs
+    if (hourStart <= this.droppedThrough) return
+    const seq = this.firstSeqAtOrAfter(hourStart)
+    if (seq < this.endSeq && this.entries[(seq - this.baseSeq) * STRIDE] === hourStart) {
+      const base = (seq - this.baseSeq) * STRIDE + 1
+      const values = [priceNative, priceUsd, marketCapNative, marketCapUsd]
+      for (let series = 0; series < 4; series++) {
+        const value = values[series]!
+        if (value > this.entries[base + HIGH + series]) this.entries[base + HIGH + series] = value
+        if (value < this.entries[base + LOW + series]) this.entries[base + LOW + series] = value
+        if (!earlierInHour) this.entries[base + OPEN + series] = value
+        if (!laterInHour) this.entries[base + CLOSE + series] = value
+      }
+      addSplit(this.entries, base + VOLUME_NATIVE, nativeLow, nativeHigh)
+      addSplit(this.entries, base + VOLUME_USD, usdLow, usdHigh)
+      return
+    }
+    // A new hour before `seq`: open a slot there by moving the later hours up one.
+    this.makeRoom()
+    const at = (seq - this.baseSeq) * STRIDE
+    const end = (this.endSeq - this.baseSeq) * STRIDE
+    this.entries.copyWithin(at + STRIDE, at, end)
+    this.entries[at] = hourStart
+    foldTrade(this.entries, at + 1, true, priceNative, priceUsd, marketCapNative, marketCapUsd, nativeLow, nativeHigh, usdLow, usdHigh)
+    this.endSeq++
+    if (seq === this.headSeq) this.headHourEnd = hourStart + hourMs
   }
 
   /** Drops the hours that ended at or before `cutoff`. */

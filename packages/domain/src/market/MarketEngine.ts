@@ -133,10 +133,16 @@ const tradeFlags = (holderFlags: ReadonlyArray<string>, isDev: boolean, labels: 
 
 /** Largest token amount (base units) an event may carry: 10^36. */
 export const MAX_BASE_UNITS = 10n ** 36n
-/** Largest native amount of a swap or fee: 10^12 whole native units (SOL, ETH, BNB...). */
+/**
+ * Largest native amount of a swap or fee: 10^10 whole native units (SOL, ETH, BNB...), and largest
+ * USD value of a swap: $10^10. The stats windows and candles keep each trade's volume in 64-bit
+ * nano-units (TapeNumbers: below 1.8·10^10 whole units), so a larger swap would read there as
+ * less than it was; no real swap comes near (the whole supply of SOL is under 10^9).
+ */
 const maxNativeUnits = Object.fromEntries(
-  chains.map((chain) => [chain, 10n ** BigInt(nativeAsset[chain].decimals + 12)])
+  chains.map((chain) => [chain, 10n ** BigInt(nativeAsset[chain].decimals + 10)])
 ) as Record<Chain, bigint>
+export const MAX_SWAP_USD: Fixed.Fixed = 10n ** 10n * Fixed.ONE
 /** Largest USD price of one native unit: $10^9 (as Fixed). */
 export const MAX_NATIVE_USD: Fixed.Fixed = 10n ** 9n * Fixed.ONE
 
@@ -165,8 +171,9 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
       const max = maxNativeUnits[e.chain]
       const fees = e.fees
       if (e.nativeAmount > max || fees.transaction > max || fees.validator > max || fees.platform > max || fees.dex > max) {
-        return `a native amount beyond ${max} base units (10^12 whole ${nativeAsset[e.chain].symbol})`
+        return `a native amount beyond ${max} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
       }
+      if (nativeUsdValue(e.chain, e.nativeAmount, usd) > MAX_SWAP_USD) return `a swap's USD value beyond ${Fixed.format(MAX_SWAP_USD)}`
       return undefined
     }
     default:
@@ -443,9 +450,13 @@ export class MarketEngine {
     const marketCapNative = token.marketCapOf(priceNative)
     const marketCapUsd = token.marketCapOf(priceUsd)
 
+    // A late swap (older than the token's latest trade) is history: it adds its volume, fees and
+    // trade, and can set a high, but the price and the pool's state stay the latest swap's.
+    const latest = token.tape.lastTradeAt()
+    const isLate = latest !== undefined && timestamp < latest
     const pool = token.pool(e.pool, e.dex, e.quoteAddress, e.quoteSymbol)
     const after = e.poolAfter
-    if (after !== null) {
+    if (after !== null && !isLate) {
       // The pool as the swap left it: what a liquidityChanged and a curveProgressed after it would say.
       token.setPoolLiquidity(pool, e.quoteAddress, e.quoteSymbol, nativeValue(chain, after.liquidityNative), nativeUsd)
       if (after.bondingCurvePct !== null) token.progressCurve(Fixed.unsafeParse(after.bondingCurvePct), timestamp)
@@ -474,7 +485,7 @@ export class MarketEngine {
     else token.holders.debit(trader, tokenAmount)
 
     token.tape.append(timestamp, isBuy ? "buy" : "sell", priceNative, priceUsd, marketCapNative, marketCapUsd, valueNative, valueUsd)
-    token.recordPrice(priceNative, priceUsd, timestamp, marketCapNative, marketCapUsd)
+    token.recordPrice(priceNative, priceUsd, timestamp, marketCapNative, marketCapUsd, !isLate)
     this.activeTokens.add(token)
     this.touch(token, timestamp)
 

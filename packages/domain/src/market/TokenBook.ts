@@ -339,17 +339,23 @@ export class TokenBook implements DiscoveryCandidate {
     return out
   }
 
-  /** A trade at `priceNative`/`priceUsd` moves the price and the all-time highs. */
+  /**
+   * A trade at `priceNative`/`priceUsd` moves the all-time highs, and the price when it is the
+   * token's latest trade (`current`; a late trade, older than the latest, leaves the price).
+   */
   recordPrice(
     priceNative: Fixed.Fixed,
     priceUsd: Fixed.Fixed,
     at: number,
     marketCapNative: Fixed.Fixed = this.marketCapOf(priceNative),
-    marketCapUsd: Fixed.Fixed = this.marketCapOf(priceUsd)
+    marketCapUsd: Fixed.Fixed = this.marketCapOf(priceUsd),
+    current = true
   ): void {
-    this.priceNative = priceNative
-    this.priceUsd = priceUsd
-    this.hasMarket = true
+    if (current || !this.hasMarket) {
+      this.priceNative = priceNative
+      this.priceUsd = priceUsd
+      this.hasMarket = true
+    }
     if (priceUsd > this.athPrice.usd) {
       this.athPrice = { native: priceNative, usd: priceUsd }
       this.athPriceAt = at

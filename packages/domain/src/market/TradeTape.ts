@@ -13,6 +13,7 @@ import type { CandleMetric, CandleQuery, CandleValue, Denomination, Timeframe } 
 import {
   bucketAnchor,
   candleLimit,
+  hourMs,
   isHourAligned,
   queryTimeRange,
   seriesIndex,
@@ -90,6 +91,8 @@ const timeframeIndex = Object.fromEntries(timeframes.map((timeframe, index) => [
 
 /** Reused by raw scans (single-threaded, never re-entered). */
 const scanVolume = new Float64Array(2)
+/** A late trade's volume words (single-threaded, never re-entered). */
+const lateWords = new Uint32Array(4)
 
 export class TradeTape {
   private readonly retainMs: number
@@ -137,8 +140,11 @@ export class TradeTape {
     volumeNative: Fixed,
     volumeUsd: Fixed
   ): void {
-    // The engine sends non-decreasing times; clamping keeps the arrays sorted if it ever does not.
-    const time = timestamp < this.lastTime ? this.lastTime : timestamp
+    if (timestamp < this.lastTime) {
+      this.appendLate(timestamp, side, priceNative, priceUsd, marketCapNative, marketCapUsd, volumeNative, volumeUsd)
+      return
+    }
+    const time = timestamp
     if (time > this.now) this.advanceTo(time)
     this.makeRawRoom()
     const slot = this.endSeq - this.baseSeq
@@ -197,6 +203,108 @@ export class TradeTape {
     this.statsCache = undefined
     // A trade older than now (now moved by advanceTo) may already be outside the short windows.
     if (time < this.now) this.expireWindows()
+  }
+
+  /**
+   * A trade older than the token's latest (a late arrival from an indexer), placed at its own
+   * time: the raw trades stay in time order (the later ones move up a slot, so this costs what
+   * follows it), each window counts it only if its time falls inside, and its hour's candle takes
+   * it in order. The latest price stays the latest trade's. A trade older than raw retention
+   * reaches only the hourly candles (high, low and volume; it opens a new hour, but does not
+   * become an existing hour's open or close, whose trades are no longer known) and the windows'
+   * references it would be.
+   */
+  private appendLate(
+    time: number,
+    side: "buy" | "sell",
+    priceNative: Fixed,
+    priceUsd: Fixed,
+    marketCapNative: Fixed,
+    marketCapUsd: Fixed,
+    volumeNative: Fixed,
+    volumeUsd: Fixed
+  ): void {
+    const native = fixedToDouble(priceNative)
+    const usd = fixedToDouble(priceUsd)
+    const capNative = fixedToDouble(marketCapNative)
+    const capUsd = fixedToDouble(marketCapUsd)
+    writeVolumeUnits(lateWords, 0, volumeNative)
+    writeVolumeUnits(lateWords, 2, volumeUsd)
+    const nativeLow = lateWords[0]!
+    const nativeHigh = lateWords[1]!
+    const usdLow = lateWords[2]!
+    const usdHigh = lateWords[3]!
+    this.statsCache = undefined
+    // Open-bucket caches hold raw sequence numbers and folds of hours that may now move.
+    this.latestCaches = undefined
+    if (this.hourly === undefined) this.hourly = new CandleHourlySeries()
+    const windows = this.windows
+    if (time <= this.now - this.retainMs) {
+      // In no window (each is at most the retention long), and fine buckets this old are already
+      // incomplete: only the hourly candles and the references of windows nothing has left yet.
+      if (time > this.rawDroppedThrough) this.rawDroppedThrough = time
+      this.hourly.addLate(time, true, true, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
+      if (windows !== undefined) {
+        for (let w = 0; w < windowCount; w++) {
+          if (Number.isNaN(windows[w * WINDOW_STRIDE + W_REFERENCE])) windows[w * WINDOW_STRIDE + W_REFERENCE] = usd
+        }
+      }
+      return
+    }
+    // Raw trades newer than raw retention are all held, and the latest is later than this one.
+    this.makeRawRoom()
+    const seq = this.firstRawSeqAfter(time)
+    const slot = seq - this.baseSeq
+    const used = this.endSeq - this.baseSeq
+    this.values.copyWithin((slot + 1) * VALUE_STRIDE, slot * VALUE_STRIDE, used * VALUE_STRIDE)
+    this.volumes.copyWithin((slot + 1) * VOLUME_STRIDE, slot * VOLUME_STRIDE, used * VOLUME_STRIDE)
+    this.sides.copyWithin(slot + 1, slot, used)
+    const at = slot * VALUE_STRIDE
+    this.values[at] = time
+    this.values[at + 1] = native
+    this.values[at + 2] = usd
+    this.values[at + 3] = capNative
+    this.values[at + 4] = capUsd
+    const wordAt = slot * VOLUME_STRIDE
+    this.volumes[wordAt] = nativeLow
+    this.volumes[wordAt + 1] = nativeHigh
+    this.volumes[wordAt + 2] = usdLow
+    this.volumes[wordAt + 3] = usdHigh
+    const isSell = side === "sell"
+    this.sides[slot] = isSell ? 1 : 0
+    this.endSeq++
+    if (seq === this.headSeq) {
+      this.rawTrimAt = time + this.retainMs
+      // Older than every trade held, and none was ever trimmed: the token's first trade.
+      if (this.rawDroppedThrough === -Infinity) this.firstPriceUsd = usd
+    }
+
+    const hourStart = Math.floor(time / hourMs) * hourMs
+    const earlierInHour = (seq > this.headSeq && this.values[(slot - 1) * VALUE_STRIDE] >= hourStart) || hourStart <= this.rawDroppedThrough
+    const laterInHour = seq + 1 < this.endSeq && this.values[(slot + 1) * VALUE_STRIDE] < hourStart + hourMs
+    this.hourly.addLate(time, earlierInHour, laterInHour, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
+
+    if (windows === undefined) return // every window empty: this older trade is in none of them
+    const countAt = isSell ? W_SELLS : W_BUYS
+    const nativeAt = isSell ? W_SELL_NATIVE : W_BUY_NATIVE
+    const usdAt = isSell ? W_SELL_USD : W_BUY_USD
+    for (let w = 0; w < windowCount; w++) {
+      const base = w * WINDOW_STRIDE
+      const tail = windows[base + W_TAIL]
+      const length = windowLengths[w]!
+      if (seq < tail || (seq === tail && time <= this.now - length)) {
+        // Outside: before the oldest trade inside. Right before it, it is the newest trade that
+        // left the window, so the window's reference price.
+        if (seq === tail) windows[base + W_REFERENCE] = usd
+        windows[base + W_TAIL] = tail + 1
+        continue
+      }
+      // Inside; right before the oldest trade inside, it is the new oldest.
+      if (seq === tail) windows[base + W_EXPIRES_AT] = time + length
+      windows[base + countAt]++
+      addSplit(windows, base + nativeAt, nativeLow, nativeHigh)
+      addSplit(windows, base + usdAt, usdLow, usdHigh)
+    }
   }
 
   /** Moves the window ends to `now` (>= last call), expiring trades; true when any stats figure changed. */
@@ -468,6 +576,18 @@ export class TradeTape {
     this.volumes = volumes
     this.sides = sides
     this.baseSeq = this.headSeq
+  }
+
+  /** The first raw trade later than `time` (trades at `time` stay before a late one: arrival order). */
+  private firstRawSeqAfter(time: number): number {
+    let low = this.headSeq
+    let high = this.endSeq
+    while (low < high) {
+      const mid = Math.floor((low + high) / 2)
+      if (this.values[(mid - this.baseSeq) * VALUE_STRIDE] <= time) low = mid + 1
+      else high = mid
+    }
+    return low
   }
 
   private firstRawSeqAtOrAfter(time: number): number {

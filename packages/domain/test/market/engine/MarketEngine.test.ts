@@ -184,7 +184,8 @@ describe("MarketEngine", () => {
     const before = JSON.stringify(engine.token("solana", TOKEN)!.toWire())
     const beyond: Array<MarketEvent> = [
       swap(ALICE, "buy", 10n ** 36n + 1n, 30_000_000n, start + 2000),
-      swap(ALICE, "buy", 1_000_000n, 10n ** 21n + 1n, start + 2000), // more than 10^12 SOL
+      swap(ALICE, "buy", 1_000_000n, 10n ** 19n + 1n, start + 2000, 200, { nativeUsd: "0.5" }), // more than 10^10 SOL
+      swap(ALICE, "buy", 1_000_000n, 10n ** 18n, start + 2000, 200, { nativeUsd: "10.01" }), // more than $10^10
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { nativeUsd: "1000000001" }),
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { fees: { transaction: 10n ** 22n, validator: 0n, platform: 0n, dex: 0n } }),
       // a curve is never more than complete
@@ -197,10 +198,13 @@ describe("MarketEngine", () => {
     }
     expect(JSON.stringify(engine.token("solana", TOKEN)!.toWire())).toBe(before)
     expect(engine.stats.trades).toBe(1)
-    // the largest accepted amounts fold without loss
-    expect(engine.apply(swap(ALICE, "buy", 10n ** 36n, 10n ** 21n, start + 3000))).toBeUndefined()
+    // the largest accepted amounts fold without loss, in the totals and in the stats windows
+    expect(engine.apply(swap(ALICE, "buy", 10n ** 36n, 10n ** 19n, start + 3000, 200, { nativeUsd: "1" }))).toBeUndefined()
     const holdings = [...engine.positionsOfToken(engine.token("solana", TOKEN)!)][0]!.state.holdings
     expect(holdings).toBe(10n ** 36n + 1_000_000n)
+    const after = engine.token("solana", TOKEN)!.toWire()
+    expect(after.totals.volume).toEqual({ native: "10000000000.03", usd: "10000000004.5" })
+    expect(after.stats["24h"].buyVolume).toEqual(after.totals.volume)
   })
 
   it("prices a swap exactly and keeps the four fee kinds apart", () => {
@@ -282,6 +286,28 @@ describe("MarketEngine", () => {
     expect(carol.isTransfer).toBe(true)
     expect(carol.openedAt).toBe(start + 5000)
     expect(carol.buyCount).toBe(1)
+  })
+
+  it("a late swap is folded at its own time: its own candle, not the token's price or pool state", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    const pool = (liquidity: bigint) => ({ poolAfter: { liquidityNative: liquidity, bondingCurvePct: null } })
+    // 1,000,000 tokens for 0.1 SOL, then for 0.2 SOL three hours later, then a late one for 0.5 SOL in between
+    expect(engine.apply(swap(ALICE, "buy", 1_000_000_000_000n, 100_000_000n, start + 1000, 200, pool(10_000_000_000n)))).toBeUndefined()
+    expect(engine.apply(swap(BOB, "buy", 1_000_000_000_000n, 200_000_000n, start + 3 * 3_600_000, 201, pool(20_000_000_000n)))).toBeUndefined()
+    const before = engine.token("solana", TOKEN)!.toWire()
+    expect(engine.apply(swap(ALICE, "buy", 1_000_000_000_000n, 500_000_000n, start + 3_600_000, 202, pool(15_000_000_000n)))).toBeUndefined()
+    const after = engine.token("solana", TOKEN)!.toWire()
+    expect(after.price).toEqual(before.price)
+    expect(after.liquidity).toEqual(before.liquidity)
+    expect(after.ath.price).toEqual({ native: "0.0000005", usd: "0.000075" }) // a high is a high, whenever it arrives
+    expect(after.totals.volume.native).toBe("0.8")
+    const hours = engine.token("solana", TOKEN)!.tape.candles({ timeframe: "1h", metric: "price", denomination: "native" })
+    expect(hours.map((c) => [c.time, c.close])).toEqual([
+      [Math.floor((start + 1000) / 3_600_000) * 3_600_000, 0.0000001],
+      [Math.floor((start + 3_600_000) / 3_600_000) * 3_600_000, 0.0000005],
+      [Math.floor((start + 3 * 3_600_000) / 3_600_000) * 3_600_000, 0.0000002]
+    ])
   })
 
   it("moves a token's updatedAt forward on every change, several in one millisecond and late events included", () => {

@@ -251,11 +251,43 @@ describe("TradeTape late trades", () => {
     expect(stats["30m"].priceChangePct).toBe("100")
   })
 
-  it("a timestamp earlier than the previous trade is clamped to it", () => {
+  it("a trade older than the previous one takes its own time: its own candle, its own windows, not the latest price", () => {
+    // The black-box case: buys at q1 and q2 (about 3 hours apart), then a late buy at q3 between them.
+    const q1 = start
+    const q2 = start + 2 * hour + 58 * minute
+    const q3 = start + hour
     const tape = new TradeTape()
-    trade(tape, start + minute, "1")
-    trade(tape, start, "2")
-    expect(tape.lastTradeAt()).toBe(start + minute)
-    expect(tape.candles({ timeframe: "1m", metric: "price", denomination: "usd" })).toHaveLength(1)
+    trade(tape, q1, "0.0001", "buy", "100")
+    trade(tape, q2, "0.0002", "buy", "200")
+    trade(tape, q3, "0.0005", "buy", "500")
+    expect(tape.lastTradeAt()).toBe(q2)
+    const hourly = tape.candles({ timeframe: "1h", metric: "price", denomination: "usd" })
+    const bucketOf = (t: number) => Math.floor(t / hour) * hour
+    expect(hourly.map((c) => [c.time, c.open, c.high, c.low, c.close, c.volume])).toEqual([
+      [bucketOf(q1), 0.0001, 0.0001, 0.0001, 0.0001, 100],
+      [bucketOf(q3), 0.0005, 0.0005, 0.0005, 0.0005, 500],
+      [bucketOf(q2), 0.0002, 0.0002, 0.0002, 0.0002, 200]
+    ])
+    const minutes = tape.candles({ timeframe: "1m", metric: "price", denomination: "usd" })
+    expect(minutes.map((c) => c.time)).toEqual([q1, q3, q2].map((t) => Math.floor(t / minute) * minute))
+    const stats = tape.stats()
+    // Now is q2: the 1h window holds q2 only; its reference is the late trade (the last at or before q2 − 1h).
+    expect(stats["1h"].buyCount).toBe(1)
+    expect(stats["1h"].priceChangePct).toBe("-60")
+    expect(stats["6h"].buyCount).toBe(3)
+    expect(stats["6h"].priceChangePct).toBe("100") // from the first trade (0.0001) to the latest (0.0002)
+  })
+
+  it("a late trade older than raw retention reaches only the hourly candles' high, low and volume", () => {
+    const h0 = Math.floor(start / hour) * hour + hour
+    const tape = new TradeTape()
+    trade(tape, h0 + 5 * minute, "1", "buy", "10")
+    trade(tape, h0 + 40 * minute, "3", "buy", "10")
+    trade(tape, h0 + 25 * hour, "2")
+    trade(tape, h0 + 10 * minute, "9", "sell", "5") // inside the first hour, long gone from the raw tape
+    const first = tape.candles({ timeframe: "1h", metric: "price", denomination: "usd" })[0]!
+    expect([first.time, first.open, first.high, first.low, first.close, first.volume]).toEqual([h0, 1, 9, 1, 3, 25])
+    expect(tape.stats()["24h"].sellCount).toBe(0)
+    expect(tape.candles({ timeframe: "1m", metric: "price", denomination: "usd" }).map((c) => c.time)).toEqual([h0 + 25 * hour])
   })
 })

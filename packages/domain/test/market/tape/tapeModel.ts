@@ -49,6 +49,8 @@ export const gap = fc.oneof(
 export interface TradeStep {
   readonly kind: "trade"
   readonly gap: number
+  /** > 0: a late trade, this many ms before the latest trade (gap unused). */
+  readonly back: number
   readonly side: "buy" | "sell"
   readonly priceNative: Fixed
   readonly priceUsd: Fixed
@@ -65,6 +67,12 @@ export type Step = TradeStep | AdvanceStep
 export const tradeStep: fc.Arbitrary<TradeStep> = fc.record({
   kind: fc.constant("trade" as const),
   gap,
+  back: fc.oneof(
+    { weight: 6, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 5_000 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 * hour }) },
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 20 * hour }) }
+  ),
   side: fc.constantFrom("buy" as const, "sell" as const),
   priceNative: shortDecimal,
   priceUsd: shortDecimal,
@@ -104,11 +112,19 @@ export class Model {
       tape.advanceTo(this.clock)
       return this.clock
     }
-    const time = this.lastTradeTime + step.gap
-    this.lastTradeTime = time
+    // A late trade (back > 0) is kept inside raw retention, where the tape places it exactly.
+    const time = step.back > 0 && this.trades.length > 0
+      ? Math.max(this.lastTradeTime - step.back, Math.floor(this.now - this.retainMs) + 1)
+      : this.lastTradeTime + step.gap
+    let at = this.trades.length
+    if (time >= this.lastTradeTime) this.lastTradeTime = time
+    else {
+      // Inserted after every trade at or before its time (arrival order among equal times).
+      at = this.trades.findIndex((t) => t.time > time)
+    }
     if (time > this.clock) this.clock = time
     if (time > this.now) this.advance(time)
-    this.trades.push({
+    this.trades.splice(at, 0, {
       time,
       side: step.side,
       priceNative: step.priceNative,
@@ -119,7 +135,7 @@ export class Model {
       volumeNative: step.volumeNative,
       volumeUsd: step.volumeUsd
     })
-    const trade = this.trades[this.trades.length - 1]!
+    const trade = this.trades[at]!
     tape.append(
       time,
       trade.side,

@@ -142,6 +142,7 @@ export const MAX_BASE_UNITS = 10n ** 36n
 const maxNativeUnits = Object.fromEntries(
   chains.map((chain) => [chain, 10n ** BigInt(nativeAsset[chain].decimals + 10)])
 ) as Record<Chain, bigint>
+/** Largest USD value of a swap: $10^10 (as Fixed; see above). */
 export const MAX_SWAP_USD: Fixed.Fixed = 10n ** 10n * Fixed.ONE
 /** Largest USD price of one native unit: $10^9 (as Fixed). */
 export const MAX_NATIVE_USD: Fixed.Fixed = 10n ** 9n * Fixed.ONE
@@ -610,7 +611,6 @@ export class MarketEngine {
     return undefined
   }
 
-  /** The wallet's position in the token (opened now if it had none), in the wallet's holder slot. */
   private builtRecords(): ReadRecords {
     return (this.readRecords ??= new ReadRecords(READ_RECORDS))
   }
@@ -621,6 +621,7 @@ export class MarketEngine {
     return slot !== undefined && token.positions.has(slot) && token.positions.at(slot).holdings > 0n
   }
 
+  /** The wallet's position in the token (opened now if it had none), in the wallet's holder slot. */
   private positionOf(token: TokenBook, wallet: WalletRecord, at: number): Positions.PositionState {
     const slot = token.holders.slotFor(wallet.address)
     if (token.positions.open(slot, wallet.address, at)) {

@@ -456,7 +456,7 @@ export class TradeTape {
         this.latestPriceFixedOf = latest
       }
       const referenceFixed = fixedFromDouble(reference)
-      priceChangePct = FixedMath.format(FixedMath.pct(this.latestPriceFixed - referenceFixed, referenceFixed))
+      priceChangePct = percentChangeText(FixedMath.pct(this.latestPriceFixed - referenceFixed, referenceFixed))
     }
     const buyNative = splitUnits(windows, base + W_BUY_NATIVE)
     const buyUsd = splitUnits(windows, base + W_BUY_USD)
@@ -666,6 +666,20 @@ export class TradeTape {
     }
     return cache
   }
+}
+
+/**
+ * A price change in percent, printed only to the digits its inputs support. The tape keeps prices
+ * as doubles (read back to 15 significant digits), so a change is exact to about 10^-12 × (1 +
+ * |pct| / 100): it is printed with 10 decimals while |pct| is under 100, one fewer for each further
+ * integer digit of |pct| / 100 (9 under 1,000%, 8 under 10,000%, ...), truncated toward zero. All
+ * 18 decimals showed noise from about the 13th significant digit on (a black-box check against
+ * exact figures found it).
+ */
+export const percentChangeText = (pct: Fixed): string => {
+  const hundreds = (pct < 0n ? -pct : pct) / (100n * FixedMath.ONE)
+  const places = Math.max(0, 10 - (hundreds === 0n ? 0 : hundreds.toString().length))
+  return FixedMath.formatPlaces(pct, places)
 }
 
 const splitSum = (sums: Float64Array, at: number): Fixed => splitToFixed(sums[at], sums[at + 1])

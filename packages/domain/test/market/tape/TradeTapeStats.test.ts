@@ -8,6 +8,7 @@ import {
   minute,
   mixedSteps,
   Model,
+  modelPercent,
   modelWindow,
   nanoUnits,
   newTape,
@@ -176,8 +177,7 @@ describe("TradeTape priceChangePct reference rule", () => {
     trade(tape, start + 10 * minute, "1")
     const stats = tape.stats()
     // The 5m reference is the last trade at or before start+5m: the second one at `start` (3).
-    expect(stats["5m"].priceChangePct).toBe(FixedMath.format(FixedMath.pct(usd("1") - usd("3"), usd("3"))))
-    expect(stats["5m"].priceChangePct).toBe("-66.666666666666666666")
+    expect(stats["5m"].priceChangePct).toBe("-66.6666666666")
     expect(stats["1h"].priceChangePct).toBe("0") // first trade 1, latest 1
   })
 
@@ -208,9 +208,22 @@ describe("TradeTape priceChangePct reference rule", () => {
     trade(tape, start + 30 * minute, "12345.6789")
     const stats = tape.stats()
     const expected = (latest: string, reference: string) =>
-      FixedMath.format(FixedMath.pct(usd(latest) - usd(reference), usd(reference)))
+      modelPercent(FixedMath.pct(usd(latest) - usd(reference), usd(reference)))
     expect(stats["5m"].priceChangePct).toBe(expected("12345.6789", "6.935"))
+    expect(stats["5m"].priceChangePct).toBe("177919.883201") // 6 decimals at a change of 1,779 hundred percent
     expect(stats["1h"].priceChangePct).toBe(expected("12345.6789", "0.000000001234567"))
+  })
+
+  it("prints a change only to the decimals its double-held prices keep exact", () => {
+    // Prices of 18 significant digits: held as doubles, read back to 15; the change is printed to
+    // 10 decimals below 100% (9 below 1,000%), so every printed digit is the exact change's.
+    const tape = new TradeTape()
+    trade(tape, start, "0.000123456789012345678")
+    trade(tape, start + 10 * minute, "0.001108711345678901234")
+    const exact = FixedMath.pct(usd("0.001108711345678901234") - usd("0.000123456789012345678"), usd("0.000123456789012345678"))
+    const printed = tape.stats()["5m"].priceChangePct
+    expect(printed.split(".")[1]!.length).toBeLessThanOrEqual(9)
+    expect(printed).toBe(modelPercent(exact))
   })
 })
 

@@ -212,7 +212,7 @@ export const modelWindow = (trades: ReadonlyArray<ModelTrade>, now: number, leng
   const priceChangePct =
     latest === undefined || base === undefined
       ? "0"
-      : FixedMath.format(FixedMath.pct(latest.priceUsd - base.priceUsd, base.priceUsd))
+      : modelPercent(FixedMath.pct(latest.priceUsd - base.priceUsd, base.priceUsd))
   const money = (native: bigint, usd: bigint) => ({
     native: FixedMath.format(native * 10n ** 9n),
     usd: FixedMath.format(usd * 10n ** 9n)
@@ -293,3 +293,12 @@ export const denominations: ReadonlyArray<Denomination> = ["usd", "native"]
 
 /** |a - b| within a relative 1e-12 (volumes summed as doubles vs. converted once from an exact sum). */
 export const closeTo = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a), Math.abs(b))
+
+/** The exact percentage printed to the decimals the tape keeps exact: 10 under 100%, one fewer per further digit. */
+export const modelPercent = (pct: Fixed): string => {
+  const abs = pct < 0n ? -pct : pct
+  let places = 10
+  for (let limit = 100n * FixedMath.ONE; abs >= limit && places > 0; limit *= 10n) places--
+  const unit = 10n ** BigInt(18 - places)
+  return FixedMath.format((pct / unit) * unit)
+}

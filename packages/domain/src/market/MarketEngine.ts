@@ -448,8 +448,8 @@ export class MarketEngine {
     const amount = Fixed.fromBaseUnits(tokenAmount, token.decimals)
     const priceNative = Fixed.div(valueNative, amount)
     const priceUsd = Fixed.div(valueUsd, amount)
-    const marketCapNative = token.marketCapOf(priceNative)
-    const marketCapUsd = token.marketCapOf(priceUsd)
+    const marketCapNative = token.marketCapAt(valueNative, amount)
+    const marketCapUsd = token.marketCapAt(valueUsd, amount)
 
     // A late swap (older than the token's latest trade) is history: it adds its volume, fees and
     // trade, and can set a high, but the price and the pool's state stay the latest swap's.
@@ -487,6 +487,7 @@ export class MarketEngine {
 
     token.tape.append(timestamp, isBuy ? "buy" : "sell", priceNative, priceUsd, marketCapNative, marketCapUsd, valueNative, valueUsd)
     token.recordPrice(priceNative, priceUsd, timestamp, marketCapNative, marketCapUsd, !isLate)
+    if (!isLate) token.recordMarketBasis(valueNative, valueUsd, amount)
     this.activeTokens.add(token)
     this.touch(token, timestamp)
 
@@ -728,8 +729,8 @@ export class MarketEngine {
       symbol: token.metadata.symbol,
       priceNative: token.priceNative,
       priceUsd: token.priceUsd,
-      marketCapNative: token.marketCapOf(token.priceNative),
-      marketCapUsd: token.marketCapOf(token.priceUsd),
+      marketCapNative: token.marketCapNative,
+      marketCapUsd: token.marketCapUsd,
       supply: token.supply,
       hasMarket: token.hasMarket,
       isStablecoin: stablecoinSymbols.has(token.metadata.symbol.toUpperCase()),

@@ -90,6 +90,14 @@ export class TokenBook implements DiscoveryCandidate {
   priceNative: Fixed.Fixed = 0n
   priceUsd: Fixed.Fixed = 0n
   hasMarket = false
+  /**
+   * The latest trade's value (native, USD) and token amount: the market cap is supply × value ÷
+   * amount, exact to 18 decimals, not supply × the price already truncated to 18 decimals (which
+   * keeps few significant digits for a cheap token of a large supply).
+   */
+  private lastValueNative: Fixed.Fixed = 0n
+  private lastValueUsd: Fixed.Fixed = 0n
+  private lastAmount: Fixed.Fixed = 0n
   athPrice: Readonly<MoneyFixed> = noMoney
   athPriceAt = 0
   athMarketCap: Readonly<MoneyFixed> = noMoney
@@ -159,9 +167,9 @@ export class TokenBook implements DiscoveryCandidate {
     this.supply = value
     this.holders.setSupply(value)
     if (!this.hasMarket) return
-    const marketCapUsd = this.marketCapOf(this.priceUsd)
+    const marketCapUsd = this.marketCapUsd
     if (marketCapUsd > this.athMarketCap.usd) {
-      this.athMarketCap = { native: this.marketCapOf(this.priceNative), usd: marketCapUsd }
+      this.athMarketCap = { native: this.marketCapNative, usd: marketCapUsd }
       this.athMarketCapAt = at
     }
   }
@@ -216,8 +224,12 @@ export class TokenBook implements DiscoveryCandidate {
   get volume24hUsd(): Fixed.Fixed {
     return this.tape.volume24h().usd
   }
+  /** Supply × the latest trade's price, exact to 18 decimals (0 before any trade). */
+  get marketCapNative(): Fixed.Fixed {
+    return this.marketCapAt(this.lastValueNative, this.lastAmount)
+  }
   get marketCapUsd(): Fixed.Fixed {
-    return this.marketCapOf(this.priceUsd)
+    return this.marketCapAt(this.lastValueUsd, this.lastAmount)
   }
   get liquidityUsd(): Fixed.Fixed {
     let sum = 0n
@@ -274,8 +286,16 @@ export class TokenBook implements DiscoveryCandidate {
   // --- folding --------------------------------------------------------------------------------
 
   /** Whole-token supply × price. */
-  marketCapOf(price: Fixed.Fixed): Fixed.Fixed {
-    return Fixed.mul(price, this.supplyWhole)
+  /** Whole-token supply × value ÷ amount: the market cap at a trade's price, with one rounding. */
+  marketCapAt(value: Fixed.Fixed, amount: Fixed.Fixed): Fixed.Fixed {
+    return Fixed.mulDiv(value, this.supplyWhole, amount)
+  }
+
+  /** The latest trade's value and amount, which the current market cap is computed from. */
+  recordMarketBasis(valueNative: Fixed.Fixed, valueUsd: Fixed.Fixed, amount: Fixed.Fixed): void {
+    this.lastValueNative = valueNative
+    this.lastValueUsd = valueUsd
+    this.lastAmount = amount
   }
 
   isExcludedFromTop10(address: string): boolean {
@@ -347,8 +367,8 @@ export class TokenBook implements DiscoveryCandidate {
     priceNative: Fixed.Fixed,
     priceUsd: Fixed.Fixed,
     at: number,
-    marketCapNative: Fixed.Fixed = this.marketCapOf(priceNative),
-    marketCapUsd: Fixed.Fixed = this.marketCapOf(priceUsd),
+    marketCapNative: Fixed.Fixed,
+    marketCapUsd: Fixed.Fixed,
     current = true
   ): void {
     if (current || !this.hasMarket) {
@@ -421,7 +441,7 @@ export class TokenBook implements DiscoveryCandidate {
       anchorAddress: deepest?.anchorAddress ?? null,
       anchorSymbol: deepest?.anchorSymbol ?? null,
       price: money({ native: this.priceNative, usd: this.priceUsd }),
-      marketCap: money({ native: this.marketCapOf(this.priceNative), usd: this.marketCapOf(this.priceUsd) }),
+      marketCap: money({ native: this.marketCapNative, usd: this.marketCapUsd }),
       liquidity: money(liquidity),
       ath: {
         price: money(this.athPrice),

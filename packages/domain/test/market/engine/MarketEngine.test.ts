@@ -310,6 +310,19 @@ describe("MarketEngine", () => {
     ])
   })
 
+  it("computes a market cap from the trade's value and amount, not from the price truncated to 18 decimals", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    // 3,000,000 tokens for one lamport: a price of 3.33...e-16 SOL, whose 18-decimal form keeps 3 digits
+    expect(engine.apply(swap(ALICE, "buy", 3_000_000_000_000n, 1n, start + 1000, 200, { fees: { transaction: 0n, validator: 0n, platform: 0n, dex: 0n } }))).toBeUndefined()
+    const token = engine.token("solana", TOKEN)!.toWire()
+    expect(token.price.native).toBe("0.000000000000000333")
+    expect(token.marketCap).toEqual({ native: "0.000000333333333333", usd: "0.00005" })
+    expect(token.ath.marketCap).toEqual(token.marketCap)
+    const trade = engine.tokenTradePage("solana", TOKEN, null, 1).records[0]!.trade
+    expect(trade.marketCap).toEqual(token.marketCap)
+  })
+
   it("moves a token's updatedAt forward on every change, several in one millisecond and late events included", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

@@ -108,6 +108,28 @@ describe("POST /v1/discovery", () => {
     expect(await rows(1e30)).toBe(Math.min(100, available))
     expect(await rows(-1e30)).toBe(1)
     expect(await rows(undefined)).toBe(Math.min(20, available))
+    // A literal past a double's range (JSON.parse reads 1e400 as Infinity) is an integer as written.
+    const raw = async (limit: string) => {
+      const reply = await api.post("/v1/discovery", `{"chains":${JSON.stringify(allChains)},"newPairs":{"limit":${limit}}}`)
+      return expectWire(DiscoveryResponse, reply).columns[0]!.deltas.length
+    }
+    expect(await raw("1e400")).toBe(Math.min(100, available))
+    expect(await raw("-1e400")).toBe(1)
+  })
+
+  it("takes count bounds of any integer magnitude: nothing passes min 1e30, everything passes max 1e30 or 1e400", async () => {
+    const rows = async (filters: string) => {
+      const reply = await api.post("/v1/discovery", `{"chains":${JSON.stringify(allChains)},"newPairs":{"limit":100,"filters":${filters}}}`)
+      return expectWire(DiscoveryResponse, reply).columns[0]!.deltas.length
+    }
+    const all = await rows("{}")
+    expect(all).toBeGreaterThan(0)
+    expect(await rows(`{"buys":{"min":1000000000000000000000000000000}}`)).toBe(0)
+    expect(await rows(`{"holderCount":{"max":9007199254740993},"ageMinutes":{"max":1e400}}`)).toBe(all)
+    expect(await rows(`{"lastActivityMinutes":100000000000000000000}`)).toBe(all)
+    // still refused: a negative count and a fraction
+    expectError(await api.post("/v1/discovery", { chains: allChains, newPairs: { filters: { buys: { min: -1 } } } }), 400, "VALIDATION_ERROR", ["body.newPairs.filters.buys.min"])
+    expectError(await api.post("/v1/discovery", { chains: allChains, newPairs: { filters: { buys: { min: 1.5 } } } }), 400, "VALIDATION_ERROR", ["body.newPairs.filters.buys.min"])
   })
 
   it("sorts by the requested field in the requested order", async () => {

@@ -5,14 +5,15 @@
  * Decoding rules that are deliberately left to the use case, so it can report the field path:
  * - `chains` is any string array here; unknown slugs must produce `UNSUPPORTED_CHAIN`, not a
  *   schema failure. Empty `chains` and "no column named" are also checked by the use case.
- * - `limit` is any integer, however large (`1e30` included: `Schema.Int` would refuse what is past
- *   2^53); it is clamped to 1-100, never refused. A fraction is not an integer: refused as a type error.
+ * - `limit` is any integer, however large (`1e30` and `1e400` included: `Schema.Int` would refuse
+ *   what is past 2^53); it is clamped to 1-100, never refused. Count bounds take any non-negative
+ *   integer alike. A fraction is not an integer: refused as a type error.
  * - a range whose min exceeds its max is refused by the use case (see {@link rangeViolations}).
  * - unknown filter names are ignored: `Schema.Struct` decoding drops unknown keys by default
  *   (`onExcessProperty: "ignore"`), so they never reach the use case.
  */
 import { Schema, SchemaGetter } from "effect"
-import { ChainSlug, Count, DecimalString, SortOrder } from "./Common.js"
+import { ChainSlug, DecimalString, SortOrder } from "./Common.js"
 import { Token } from "./Token.js"
 
 export const DiscoveryColumnName = Schema.Literals(["newPairs", "graduating", "graduated"]).annotate({
@@ -39,9 +40,27 @@ export const DiscoverySortBy = Schema.Literals([
 export type DiscoverySortBy = typeof DiscoverySortBy.Type
 
 /** Inclusive range of integers >= 0; each bound optional (absent is unbounded). */
+/**
+ * Any integer-valued JSON number, of any magnitude: `Schema.Int` would refuse what is past 2^53
+ * (`1e30`), and a literal past a double's range (`1e400`) reads as Infinity, still a whole number
+ * as written. Limits are clamped and bounds compared, so none is out of range.
+ */
+const AnyInteger = Schema.Number.check(
+  Schema.makeFilter((n: number) => Number.isInteger(n) || n === Infinity || n === -Infinity, {
+    expected: "an integer",
+    toJsonSchema: () => ({ type: "integer" })
+  })
+)
+
+/** A count bound: a non-negative integer of any magnitude (the spec gives counts no upper bound). */
+const CountBound = AnyInteger.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+  identifier: "CountBound",
+  description: "Non-negative integer, any magnitude"
+})
+
 export const CountRange = Schema.Struct({
-  min: Schema.optionalKey(Count),
-  max: Schema.optionalKey(Count)
+  min: Schema.optionalKey(CountBound),
+  max: Schema.optionalKey(CountBound)
 }).annotate({
   identifier: "CountRange",
   description: "Inclusive range of integers >= 0; each bound optional (absent is unbounded); min must not exceed max"
@@ -99,12 +118,12 @@ export const DiscoveryFilterFields = Schema.Struct({
   ),
   globalFeesPaidUsd: describedKey(DecimalRange, "All-time USD fees traders paid to pools and launchpads"),
   holderCount: describedKey(CountRange, "Current holders"),
-  lastActivityMinutes: describedKey(Count, "Keep tokens updated within this many minutes"),
+  lastActivityMinutes: describedKey(CountBound, "Keep tokens updated within this many minutes"),
   liquidityUsd: describedKey(DecimalRange, "USD liquidity"),
   marketCapUsd: describedKey(DecimalRange, "USD market cap"),
   volumeUsd: describedKey(DecimalRange, "USD volume over last 24 hours"),
   maxGraduationStaleMinutes: describedKey(
-    Count,
+    CountBound,
     "Drop tokens with no update within this many minutes, unless at 99.5% of curve or more"
   ),
   protocols: described(
@@ -146,14 +165,6 @@ export const DiscoveryFilters = Schema.StructWithRest(DiscoveryFilterFields, [Sc
     })
   )
 export type DiscoveryFilters = typeof DiscoveryFilters.Type
-
-/** Any integer-valued JSON number, of any magnitude (the limit is clamped, so none is out of range). */
-const AnyInteger = Schema.Number.check(
-  Schema.makeFilter((n: number) => Number.isInteger(n), {
-    expected: "an integer",
-    toJsonSchema: () => ({ type: "integer" })
-  })
-)
 
 export const ColumnConfig = Schema.Struct({
   sortBy: describedKey(DiscoverySortBy, "Field to rank on; defaults per column"),

@@ -410,7 +410,7 @@ describe("wire: discovery request", () => {
     expect(Schema.decodeUnknownSync(DiscoveryRequest)(body)).toEqual(body)
   })
   it("a limit of any integer magnitude decodes (it is clamped, never refused)", () => {
-    for (const limit of [0, -5, 1000, 9_007_199_254_740_992, 1e30, -1e30, 2.0]) {
+    for (const limit of [0, -5, 1000, 9_007_199_254_740_992, 1e30, -1e30, 2.0, Infinity, -Infinity]) {
       const body = { chains: ["solana"], newPairs: { limit } }
       expect(Schema.decodeUnknownSync(DiscoveryRequest)(body), String(limit)).toEqual(body)
     }

@@ -53,6 +53,20 @@ const launch = (extra: Partial<Extract<MarketEvent, { type: "tokenLaunched" }>> 
   ...extra
 })
 
+/** A transfer of TOKEN at `at` (from null: a mint; to null: a burn). */
+const transfer = (from: string | null, to: string | null, amount: bigint, at: number): MarketEvent => ({
+  type: "transfer",
+  id: `transfer-${at}`,
+  timestamp: at,
+  chain: "solana",
+  token: TOKEN,
+  from,
+  to,
+  amount,
+  block: 300,
+  transactionHash: `txt${at}`
+})
+
 let swapSeq = 0
 const swap = (trader: string, side: "buy" | "sell", tokens: bigint, lamports: bigint, at: number, block = 200, extra: Record<string, unknown> = {}): MarketEvent => ({
   type: "swap",
@@ -232,10 +246,6 @@ describe("MarketEngine", () => {
   it("keeps the all-time highs at or above the current price and market cap through trades, mints and burns", () => {
     const engine = new MarketEngine()
     engine.apply(launch())
-    const transfer = (from: string | null, to: string | null, amount: bigint, at: number): MarketEvent => ({
-      type: "transfer", id: `transfer-${at}`, timestamp: at, chain: "solana", token: TOKEN, from, to, amount,
-      block: 300, transactionHash: `txt${at}`
-    } as MarketEvent)
     expect(engine.apply(swap(ALICE, "buy", 1_000_000_000_000n, 30_000_000n, start + 1000))).toBeUndefined()
     // A mint of 10% more supply at the same price: the market cap is 10% higher, and so is its high.
     expect(engine.apply(transfer(null, ALICE, 100_000_000_000_000n, start + 2000))).toBeUndefined()
@@ -261,10 +271,6 @@ describe("MarketEngine", () => {
   it("a self-transfer changes nothing, a sender holding nothing gets no position, and a transfer-opened position stays isTransfer after a buy", () => {
     const engine = new MarketEngine()
     engine.apply(launch())
-    const transfer = (from: string | null, to: string | null, amount: bigint, at: number): MarketEvent => ({
-      type: "transfer", id: `transfer-${at}`, timestamp: at, chain: "solana", token: TOKEN, from, to, amount,
-      block: 300, transactionHash: `txt${at}`
-    } as MarketEvent)
     const token = () => engine.token("solana", TOKEN)!
     const positionOf = (wallet: string) => [...engine.positionsOfToken(token())].find((entry) => entry.wallet.address === wallet)
     expect(engine.apply(swap(ALICE, "buy", 2_000_000n, 1_000_000_000n, start + 1000))).toBeUndefined()

@@ -44,6 +44,76 @@ export interface RouteOptions<P, Q, B, E, R> {
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
+interface AstLike {
+  readonly _tag: string
+  readonly literal?: unknown
+  readonly types?: ReadonlyArray<AstLike>
+}
+
+/** What a member of an expected type reads as in a message: literals as JSON, other kinds by name. */
+const describeMember = (ast: AstLike): string | undefined => {
+  switch (ast._tag) {
+    case "Literal":
+      return JSON.stringify(ast.literal)
+    case "Null":
+      return "null"
+    case "Objects":
+      return "an object"
+    case "Arrays":
+      return "an array"
+    case "String":
+      return "a string"
+    case "Number":
+      return "a number"
+    case "Boolean":
+      return "a boolean"
+    default:
+      return undefined
+  }
+}
+
+/** `must be one of "a", "b"` / `must be an object or null` for a union none of whose members matched. */
+const describeUnion = (ast: AstLike): string | undefined => {
+  const members = ast.types ?? []
+  const described = members.map(describeMember)
+  if (described.length < 2 || described.some((d) => d === undefined)) return undefined
+  if (members.every((m) => m._tag === "Literal")) return `must be one of ${described.join(", ")}`
+  return `must be ${described.slice(0, -1).join(", ")} or ${described.at(-1)}`
+}
+
+/**
+ * Messages for unions that no member matched, by path: Effect names a named union by its schema
+ * name ("Expected DiscoverySortBy"), which tells a client nothing; this reads what to send.
+ */
+const unionMessages = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, out: Map<string, string>): void => {
+  switch (issue._tag) {
+    case "Pointer":
+      unionMessages(issue.issue, [...path, ...issue.path], out)
+      return
+    case "Filter":
+    case "Encoding":
+      unionMessages(issue.issue, path, out)
+      return
+    case "Composite":
+      for (const inner of issue.issues) unionMessages(inner, path, out)
+      return
+    case "AnyOf": {
+      if (issue.issues.length > 0) {
+        for (const inner of issue.issues) unionMessages(inner, path, out)
+        return
+      }
+      const message = describeUnion(issue.ast as unknown as AstLike)
+      if (message !== undefined) out.set(pathKey(path), message)
+      return
+    }
+    default:
+      return
+  }
+}
+
+const pathKey = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
+  path.map((segment) => String(typeof segment === "object" ? segment.key : segment)).join("\u0000")
+
 const fieldName = (prefix: string | undefined, path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>) => {
   let name = prefix ?? ""
   for (const segment of path) {
@@ -66,11 +136,17 @@ const reword = (message: string, where: "query" | "params" | "body"): string => 
 export const fieldErrors = (
   issue: SchemaIssue.Issue,
   where: "query" | "params" | "body"
-): Array<FieldError> =>
-  formatIssue(issue).issues.map((entry) => ({
-    field: fieldName(where === "body" ? "body" : undefined, entry.path ?? []),
-    message: reword(entry.message, where)
-  }))
+): Array<FieldError> => {
+  const unions = new Map<string, string>()
+  unionMessages(issue, [], unions)
+  return formatIssue(issue).issues.map((entry) => {
+    const union = entry.message.startsWith("Expected ") ? unions.get(pathKey(entry.path ?? [])) : undefined
+    return {
+      field: fieldName(where === "body" ? "body" : undefined, entry.path ?? []),
+      message: union ?? reword(entry.message, where)
+    }
+  })
+}
 
 /**
  * True for `Schema.Struct({})`: Effect decodes any object with it, even under

@@ -58,3 +58,26 @@ describe("ApiRoute decoders", () => {
     })
   }
 })
+
+describe("ApiRoute messages", () => {
+  const errorsOf = (schema: Schema.Decoder<unknown, never>, input: unknown) => {
+    const errors: Array<FieldError> = []
+    ApiRoute.makeDecoder(schema, "body", true)!(input, errors)
+    return errors
+  }
+
+  it("name what to send for a union no member matched, not the schema's name", () => {
+    const Sort = Schema.Literals(["asc", "desc"]).annotate({ identifier: "SortOrder" })
+    const Config = Schema.Struct({ order: Schema.optionalKey(Sort) }).annotate({ identifier: "Config" })
+    const Body = Schema.Struct({ column: Schema.optionalKey(Schema.NullOr(Config)), order: Schema.optionalKey(Sort) })
+    const byField = (errors: Array<FieldError>) => [...errors].sort((a, b) => a.field.localeCompare(b.field))
+    expect(byField(errorsOf(Body, { order: "up", column: 5 }))).toEqual([
+      { field: "body.column", message: "must be an object or null" },
+      { field: "body.order", message: `must be one of "asc", "desc"` }
+    ])
+    // inside a matched member, its own fields' problems as usual
+    expect(errorsOf(Body, { column: { order: "sideways" } })).toEqual([{ field: "body.column.order", message: `must be one of "asc", "desc"` }])
+    // anything else keeps Effect's message
+    expect(errorsOf(Schema.Struct({ n: Schema.Number }), { n: "x" })[0]!.message).toMatch(/^Expected number/)
+  })
+})

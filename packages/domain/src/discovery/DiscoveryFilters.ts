@@ -161,6 +161,17 @@ const countBounds = (range: CountRange | undefined, unit = 1): NumberBounds | un
         max: range.max === undefined ? undefined : range.max * unit
       }
 
+/**
+ * Age in whole minutes (a token 10 min 20 s old is 10 minutes old), as bounds on the age in ms:
+ * from `min` minutes on, up to the last ms before `max + 1` minutes. So `{max: 10}` and
+ * `{min: 11}` split the tokens between them with none left out.
+ */
+const ageBounds = (range: CountRange | undefined): NumberBounds | undefined => {
+  const bounds = countBounds(range, MINUTE_MS)
+  if (bounds === undefined || bounds.max === undefined) return bounds
+  return { min: bounds.min, max: bounds.max + MINUTE_MS - 1 }
+}
+
 const percentBounds = (range: NumberRange | undefined): FixedBounds | undefined =>
   range === undefined || (range.min === undefined && range.max === undefined)
     ? undefined
@@ -207,7 +218,7 @@ export const compileFilters = (filters: DiscoveryFilterValues): CompiledFilters 
   const nameWords = nameTerms?.filter((term) => !looksLikeAddress(term)).map((term) => term.toLowerCase())
   const nameAddresses = nameTerms?.filter((term) => looksLikeAddress(term)).map(addressKey)
   return {
-    ageMs: countBounds(filters.ageMinutes, MINUTE_MS),
+    ageMs: ageBounds(filters.ageMinutes),
     anchorSymbols: setOf(normalizedList(filters.anchorSymbols, lowerTrimmed)),
     bondingCurvePct: percentBounds(filters.bondingCurvePercent),
     buys: countBounds(filters.buys),

@@ -173,12 +173,19 @@ describe("ranking order", () => {
 })
 
 describe("filters, one by one", () => {
-  it("ageMinutes: minutes since creation at `now`, inclusive", () => {
+  it("ageMinutes: whole minutes since creation at `now`, inclusive", () => {
     const filters = { ageMinutes: { min: 5, max: 10 } }
     expect(passes({ createdAt: NOW - 5 * MINUTE }, filters)).toBe(true)
     expect(passes({ createdAt: NOW - 10 * MINUTE }, filters)).toBe(true)
-    expect(passes({ createdAt: NOW - 5 * MINUTE + 1 }, filters)).toBe(false)
-    expect(passes({ createdAt: NOW - 10 * MINUTE - 1 }, filters)).toBe(false)
+    expect(passes({ createdAt: NOW - 5 * MINUTE + 1 }, filters)).toBe(false) // 4 min 59.999 s: 4 minutes
+    expect(passes({ createdAt: NOW - 11 * MINUTE + 1 }, filters)).toBe(true) // 10 min 59.999 s: 10 minutes
+    expect(passes({ createdAt: NOW - 11 * MINUTE }, filters)).toBe(false)
+    // {max: 10} and {min: 11} split tokens between them, none left out
+    for (const age of [10 * MINUTE, 10 * MINUTE + 20_000, 11 * MINUTE - 1, 11 * MINUTE]) {
+      const lower = passes({ createdAt: NOW - age }, { ageMinutes: { max: 10 } })
+      const upper = passes({ createdAt: NOW - age }, { ageMinutes: { min: 11 } })
+      expect(lower !== upper, String(age)).toBe(true)
+    }
     // A creation time ahead of the clock counts as age 0.
     expect(passes({ createdAt: NOW + MINUTE }, { ageMinutes: { max: 0 } })).toBe(true)
   })

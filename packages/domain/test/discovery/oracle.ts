@@ -48,8 +48,10 @@ const hasLink = (link: string | null): boolean => link !== null && link.trim() !
 export const expectedToPass = (f: DiscoveryFilterValues, c: DiscoveryCandidate, now: number): boolean => {
   const ageMs = Math.max(0, now - c.createdAt)
   if (f.ageMinutes !== undefined) {
-    if (f.ageMinutes.min !== undefined && ageMs < f.ageMinutes.min * MINUTE) return false
-    if (f.ageMinutes.max !== undefined && ageMs > f.ageMinutes.max * MINUTE) return false
+    // whole minutes since creation
+    const minutes = Math.floor(ageMs / MINUTE)
+    if (f.ageMinutes.min !== undefined && minutes < f.ageMinutes.min) return false
+    if (f.ageMinutes.max !== undefined && minutes > f.ageMinutes.max) return false
   }
   const anchors = words(f.anchorSymbols)
   if (anchors.length > 0 && !anchors.some((a) => c.anchorSymbol !== null && a.toLowerCase() === c.anchorSymbol.toLowerCase())) {

@@ -4,7 +4,7 @@
  * so one error frame names every bad field; an unsupported chain slug wins, as in the REST reads.
  * Field paths are `filters.<name>` (`channel` for the channel itself).
  */
-import { Candles, Chain } from "@spot/domain"
+import { Candles, Chain, PositionsQuery } from "@spot/domain"
 import type { FieldError } from "@spot/domain"
 
 export type ChainSlug = Chain.Chain
@@ -286,9 +286,6 @@ const parseTrades = (filters: Record<string, unknown>, problems: Problems): Trad
     : { channel: "spot.trades", flags, mode, chain, wallet: address }
 }
 
-/** A wallet's canonical spelling without knowing its chain: EVM addresses lower-cased. */
-export const canonicalWallet = (address: string): string => (address.startsWith("0x") ? address.toLowerCase() : address)
-
 const parsePositions = (filters: Record<string, unknown>, problems: Problems): PositionsSpec | undefined => {
   const raw = problems.stringList(filters, "wallets")
   const wallets: Array<string> = []
@@ -300,7 +297,7 @@ const parsePositions = (filters: Record<string, unknown>, problems: Problems): P
       const distinct = new Set<string>()
       for (const wallet of raw) {
         if (!Chain.looksLikeAddress(wallet)) problems.add("filters.wallets", `${JSON.stringify(wallet.slice(0, 64))} is not a wallet address`)
-        else distinct.add(canonicalWallet(wallet))
+        else distinct.add(PositionsQuery.canonicalWallet(wallet))
       }
       if (distinct.size > maxAddressesPerSubscription) {
         problems.add("filters.wallets", `wallets names ${distinct.size} distinct addresses; at most ${maxAddressesPerSubscription} per subscription`)

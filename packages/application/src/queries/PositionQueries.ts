@@ -35,7 +35,7 @@ export const positions = Effect.fnUntraced(function*(params: Readonly<Record<str
   else {
     // Distinct wallets count, as on the positions stream: a repeat (or an EVM address in other
     // letter case) names no further wallet.
-    const distinct = new Set(wallets.map((w) => (w.startsWith("0x") ? w.toLowerCase() : w))).size
+    const distinct = new Set(wallets.map(PositionsQuery.canonicalWallet)).size
     if (distinct > maxWallets) issues.add("wallets", `wallets names ${distinct} distinct addresses; at most ${maxWallets} per request`)
   }
   for (const wallet of wallets) {

@@ -48,18 +48,41 @@ export const foldTrade = (
     target[base + 19] = usdHigh
     return
   }
-  foldValue(target, base, priceNative)
-  foldValue(target, base + 1, priceUsd)
-  foldValue(target, base + 2, marketCapNative)
-  foldValue(target, base + 3, marketCapUsd)
+  foldTradeAmong(target, base, false, true, priceNative, priceUsd, marketCapNative, marketCapUsd, nativeLow, nativeHigh, usdLow, usdHigh)
+}
+
+/**
+ * Folds one trade into the non-empty aggregate at `base`, wherever it falls in time (a late trade
+ * may fall among those already folded): high, low and volume take it; it becomes the open when no
+ * trade already folded is earlier (`earliest`), and the close when none is later (`latest`).
+ */
+export const foldTradeAmong = (
+  target: Float64Array,
+  base: number,
+  earliest: boolean,
+  latest: boolean,
+  priceNative: number,
+  priceUsd: number,
+  marketCapNative: number,
+  marketCapUsd: number,
+  nativeLow: number,
+  nativeHigh: number,
+  usdLow: number,
+  usdHigh: number
+): void => {
+  foldValue(target, base, priceNative, earliest, latest)
+  foldValue(target, base + 1, priceUsd, earliest, latest)
+  foldValue(target, base + 2, marketCapNative, earliest, latest)
+  foldValue(target, base + 3, marketCapUsd, earliest, latest)
   addSplit(target, base + 16, nativeLow, nativeHigh)
   addSplit(target, base + 18, usdLow, usdHigh)
 }
 
-const foldValue = (target: Float64Array, at: number, value: number): void => {
+const foldValue = (target: Float64Array, at: number, value: number, isOpen: boolean, isClose: boolean): void => {
   if (value > target[at + HIGH]) target[at + HIGH] = value
   if (value < target[at + LOW]) target[at + LOW] = value
-  target[at + CLOSE] = value
+  if (isOpen) target[at + OPEN] = value
+  if (isClose) target[at + CLOSE] = value
 }
 
 /** Folds a later aggregate (`source` at `sourceBase`) into the one at `base`. */

@@ -10,11 +10,10 @@ import {
   CLOSE,
   foldAggregate,
   foldTrade,
+  foldTradeAmong,
   HIGH,
   LOW,
   OPEN,
-  VOLUME_NATIVE,
-  VOLUME_USD,
   volumeSlot
 } from "./CandleAggregate.js"
 import type { CandleValue } from "./Candles.js"
@@ -132,16 +131,7 @@ export class CandleHourlySeries {
     const seq = this.firstSeqAtOrAfter(hourStart)
     if (seq < this.endSeq && this.entries[(seq - this.baseSeq) * STRIDE] === hourStart) {
       const base = (seq - this.baseSeq) * STRIDE + 1
-      const values = [priceNative, priceUsd, marketCapNative, marketCapUsd]
-      for (let series = 0; series < 4; series++) {
-        const value = values[series]!
-        if (value > this.entries[base + HIGH + series]) this.entries[base + HIGH + series] = value
-        if (value < this.entries[base + LOW + series]) this.entries[base + LOW + series] = value
-        if (!earlierInHour) this.entries[base + OPEN + series] = value
-        if (!laterInHour) this.entries[base + CLOSE + series] = value
-      }
-      addSplit(this.entries, base + VOLUME_NATIVE, nativeLow, nativeHigh)
-      addSplit(this.entries, base + VOLUME_USD, usdLow, usdHigh)
+      foldTradeAmong(this.entries, base, !earlierInHour, !laterInHour, priceNative, priceUsd, marketCapNative, marketCapUsd, nativeLow, nativeHigh, usdLow, usdHigh)
       return
     }
     // A new hour before `seq`: open a slot there by moving the later hours up one.

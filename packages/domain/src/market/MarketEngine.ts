@@ -486,8 +486,7 @@ export class MarketEngine {
     else token.holders.debit(trader, tokenAmount)
 
     token.tape.append(timestamp, isBuy ? "buy" : "sell", priceNative, priceUsd, marketCapNative, marketCapUsd, valueNative, valueUsd)
-    token.recordPrice(priceNative, priceUsd, timestamp, marketCapNative, marketCapUsd, !isLate)
-    if (!isLate) token.recordMarketBasis(valueNative, valueUsd, amount)
+    token.recordPrice(valueNative, valueUsd, amount, priceNative, priceUsd, marketCapNative, marketCapUsd, timestamp, !isLate)
     this.activeTokens.add(token)
     this.touch(token, timestamp)
 

@@ -291,13 +291,6 @@ export class TokenBook implements DiscoveryCandidate {
     return Fixed.mulDiv(value, this.supplyWhole, amount)
   }
 
-  /** The latest trade's value and amount, which the current market cap is computed from. */
-  recordMarketBasis(valueNative: Fixed.Fixed, valueUsd: Fixed.Fixed, amount: Fixed.Fixed): void {
-    this.lastValueNative = valueNative
-    this.lastValueUsd = valueUsd
-    this.lastAmount = amount
-  }
-
   isExcludedFromTop10(address: string): boolean {
     return burnAddresses.has(address) || this.poolAt(address) !== undefined || address === this.address
   }
@@ -360,21 +353,29 @@ export class TokenBook implements DiscoveryCandidate {
   }
 
   /**
-   * A trade at `priceNative`/`priceUsd` moves the all-time highs, and the price when it is the
-   * token's latest trade (`current`; a late trade, older than the latest, leaves the price).
+   * A trade of `amount` tokens for `valueNative`/`valueUsd` (price and market cap as the engine
+   * derived them from those) moves the all-time highs, and, when it is the token's latest trade
+   * (`current`; a late trade, older than the latest, leaves them), the price and the basis of the
+   * current market cap.
    */
   recordPrice(
+    valueNative: Fixed.Fixed,
+    valueUsd: Fixed.Fixed,
+    amount: Fixed.Fixed,
     priceNative: Fixed.Fixed,
     priceUsd: Fixed.Fixed,
-    at: number,
     marketCapNative: Fixed.Fixed,
     marketCapUsd: Fixed.Fixed,
-    current = true
+    at: number,
+    current: boolean
   ): void {
     if (current || !this.hasMarket) {
       this.priceNative = priceNative
       this.priceUsd = priceUsd
       this.hasMarket = true
+      this.lastValueNative = valueNative
+      this.lastValueUsd = valueUsd
+      this.lastAmount = amount
     }
     if (priceUsd > this.athPrice.usd) {
       this.athPrice = { native: priceNative, usd: priceUsd }

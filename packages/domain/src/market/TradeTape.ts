@@ -91,8 +91,12 @@ const timeframeIndex = Object.fromEntries(timeframes.map((timeframe, index) => [
 
 /** Reused by raw scans (single-threaded, never re-entered). */
 const scanVolume = new Float64Array(2)
-/** A late trade's volume words (single-threaded, never re-entered). */
-const lateWords = new Uint32Array(4)
+/**
+ * The trade being appended as the tape stores it (single-threaded, never re-entered): `row` is
+ * time and the four series as doubles (a raw row's layout), `words` its native and USD volumes.
+ */
+const incomingRow = new Float64Array(VALUE_STRIDE)
+const incomingWords = new Uint32Array(VOLUME_STRIDE)
 
 export class TradeTape {
   private readonly retainMs: number
@@ -140,39 +144,34 @@ export class TradeTape {
     volumeNative: Fixed,
     volumeUsd: Fixed
   ): void {
-    if (timestamp < this.lastTime) {
-      this.appendLate(timestamp, side, priceNative, priceUsd, marketCapNative, marketCapUsd, volumeNative, volumeUsd)
+    const time = timestamp
+    incomingRow[0] = time
+    incomingRow[1] = fixedToDouble(priceNative)
+    incomingRow[2] = fixedToDouble(priceUsd)
+    incomingRow[3] = fixedToDouble(marketCapNative)
+    incomingRow[4] = fixedToDouble(marketCapUsd)
+    writeVolumeUnits(incomingWords, 0, volumeNative)
+    writeVolumeUnits(incomingWords, 2, volumeUsd)
+    const isSell = side === "sell"
+    if (time < this.lastTime) {
+      this.appendLate(isSell)
       return
     }
-    const time = timestamp
     if (time > this.now) this.advanceTo(time)
     this.makeRawRoom()
-    const slot = this.endSeq - this.baseSeq
-    const at = slot * VALUE_STRIDE
-    const values = this.values
-    const native = fixedToDouble(priceNative)
-    const usd = fixedToDouble(priceUsd)
-    const capNative = fixedToDouble(marketCapNative)
-    const capUsd = fixedToDouble(marketCapUsd)
-    values[at] = time
-    values[at + 1] = native
-    values[at + 2] = usd
-    values[at + 3] = capNative
-    values[at + 4] = capUsd
-    const words = this.volumes
-    const wordAt = slot * VOLUME_STRIDE
-    writeVolumeUnits(words, wordAt, volumeNative)
-    writeVolumeUnits(words, wordAt + 2, volumeUsd)
-    const isSell = side === "sell"
-    this.sides[slot] = isSell ? 1 : 0
+    this.writeIncoming(this.endSeq - this.baseSeq, isSell)
     const seq = this.endSeq
     this.endSeq = seq + 1
     if (this.rawTrimAt === Infinity) this.rawTrimAt = time + this.retainMs
 
-    const nativeLow = words[wordAt]
-    const nativeHigh = words[wordAt + 1]
-    const usdLow = words[wordAt + 2]
-    const usdHigh = words[wordAt + 3]
+    const native = incomingRow[1]!
+    const usd = incomingRow[2]!
+    const capNative = incomingRow[3]!
+    const capUsd = incomingRow[4]!
+    const nativeLow = incomingWords[0]!
+    const nativeHigh = incomingWords[1]!
+    const usdLow = incomingWords[2]!
+    const usdHigh = incomingWords[3]!
     if (this.hourly === undefined) this.hourly = new CandleHourlySeries()
     this.hourly.add(time, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
 
@@ -214,26 +213,16 @@ export class TradeTape {
    * become an existing hour's open or close, whose trades are no longer known) and the windows'
    * references it would be.
    */
-  private appendLate(
-    time: number,
-    side: "buy" | "sell",
-    priceNative: Fixed,
-    priceUsd: Fixed,
-    marketCapNative: Fixed,
-    marketCapUsd: Fixed,
-    volumeNative: Fixed,
-    volumeUsd: Fixed
-  ): void {
-    const native = fixedToDouble(priceNative)
-    const usd = fixedToDouble(priceUsd)
-    const capNative = fixedToDouble(marketCapNative)
-    const capUsd = fixedToDouble(marketCapUsd)
-    writeVolumeUnits(lateWords, 0, volumeNative)
-    writeVolumeUnits(lateWords, 2, volumeUsd)
-    const nativeLow = lateWords[0]!
-    const nativeHigh = lateWords[1]!
-    const usdLow = lateWords[2]!
-    const usdHigh = lateWords[3]!
+  private appendLate(isSell: boolean): void {
+    const time = incomingRow[0]!
+    const native = incomingRow[1]!
+    const usd = incomingRow[2]!
+    const capNative = incomingRow[3]!
+    const capUsd = incomingRow[4]!
+    const nativeLow = incomingWords[0]!
+    const nativeHigh = incomingWords[1]!
+    const usdLow = incomingWords[2]!
+    const usdHigh = incomingWords[3]!
     this.statsCache = undefined
     // Open-bucket caches hold raw sequence numbers and folds of hours that may now move.
     this.latestCaches = undefined
@@ -259,19 +248,7 @@ export class TradeTape {
     this.values.copyWithin((slot + 1) * VALUE_STRIDE, slot * VALUE_STRIDE, used * VALUE_STRIDE)
     this.volumes.copyWithin((slot + 1) * VOLUME_STRIDE, slot * VOLUME_STRIDE, used * VOLUME_STRIDE)
     this.sides.copyWithin(slot + 1, slot, used)
-    const at = slot * VALUE_STRIDE
-    this.values[at] = time
-    this.values[at + 1] = native
-    this.values[at + 2] = usd
-    this.values[at + 3] = capNative
-    this.values[at + 4] = capUsd
-    const wordAt = slot * VOLUME_STRIDE
-    this.volumes[wordAt] = nativeLow
-    this.volumes[wordAt + 1] = nativeHigh
-    this.volumes[wordAt + 2] = usdLow
-    this.volumes[wordAt + 3] = usdHigh
-    const isSell = side === "sell"
-    this.sides[slot] = isSell ? 1 : 0
+    this.writeIncoming(slot, isSell)
     this.endSeq++
     if (seq === this.headSeq) {
       this.rawTrimAt = time + this.retainMs
@@ -576,6 +553,18 @@ export class TradeTape {
     this.volumes = volumes
     this.sides = sides
     this.baseSeq = this.headSeq
+  }
+
+  /** Writes the incoming trade (`incomingRow`, `incomingWords`) into raw slot `slot`. */
+  private writeIncoming(slot: number, isSell: boolean): void {
+    // Element by element: `set` costs more than these few stores (every trade comes here).
+    const values = this.values
+    const at = slot * VALUE_STRIDE
+    for (let k = 0; k < VALUE_STRIDE; k++) values[at + k] = incomingRow[k]!
+    const words = this.volumes
+    const wordAt = slot * VOLUME_STRIDE
+    for (let k = 0; k < VOLUME_STRIDE; k++) words[wordAt + k] = incomingWords[k]!
+    this.sides[slot] = isSell ? 1 : 0
   }
 
   /** The first raw trade later than `time` (trades at `time` stay before a late one: arrival order). */

@@ -88,7 +88,7 @@ export const clampLimit = (limit: number): number => {
  * Wallet spelling used for matching and binding: EVM addresses are case-insensitive, so an
  * EVM-shaped address is lower-cased; anything else (Solana) is case-sensitive and kept.
  */
-const canonicalWallet = (wallet: string): string => (isAddressOn("base", wallet) ? wallet.toLowerCase() : wallet)
+export const canonicalWallet = (wallet: string): string => (isAddressOn("base", wallet) ? wallet.toLowerCase() : wallet)
 
 const sortedUnique = (values: ReadonlyArray<string>): Array<string> => {
   const out = Array.from(new Set(values))

@@ -6,10 +6,13 @@ import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule } f
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
-import { AdminKeys, ApiServer, Contract, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
+import { AdminKeys, ApiServer, Contract, directReadRoutes, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
+// Named in the inferred type of `layer` (the server's services, DirectReads' among them).
+import type { DirectReads as _DirectReads } from "@spot/adapters-http"
 import { ApiKeyHash, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore, MemoryTradeStore } from "@spot/adapters-storage"
+import * as NodeServer from "./NodeServer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
 import * as StreamGate from "./StreamGate.js"
@@ -145,6 +148,13 @@ export interface ServerOverrides {
   readonly rateLimiter?: Layer.Layer<RateLimiter>
   /** The start-up banner and the 10-second market summary; default on. */
   readonly announce?: boolean
+  /**
+   * Successful token reads answered before Effect's server (DirectReads); default on. Off, every
+   * request takes the request pipeline (tests compare the two).
+   */
+  readonly directReads?: boolean
+  /** How long the key store's answer for a key is reused (`keyCacheTtlMs` above by default). */
+  readonly keyCacheTtlMs?: number
   /** Stream limits and timings; default the spec's (`StreamServer.specLimits`). */
   readonly streamLimits?: Partial<StreamLimits>
   /** Where engine snapshots are kept; default files in `SPOT_DATA_DIR/snapshots` (used when `config.snapshots` is on). */
@@ -221,10 +231,11 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   const api = ApiServer.layer({
     routes: Layer.merge(readRoutes, ingestRoutes),
     contract: Contract,
-    platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make(config.ingestKeys ?? []) }, keyCacheTtlMs }
+    platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make(config.ingestKeys ?? []) }, keyCacheTtlMs: overrides.keyCacheTtlMs ?? keyCacheTtlMs },
+    ...(overrides.directReads === false ? {} : { directRoutes: directReadRoutes })
   })
   const http = Layer.merge(api, stream).pipe(
-    Layer.provideMerge(StreamLayer.httpServerLayer({ port: config.port, host: config.host })),
+    Layer.provideMerge(NodeServer.layer({ port: config.port, host: config.host })),
     Layer.provide(startMarket(config, overrides.announce !== false))
   )
   const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(banner(config, developmentKey), marketSummary)

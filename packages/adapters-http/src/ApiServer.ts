@@ -14,12 +14,13 @@ import { OpenApi } from "effect/http-api"
 import type { HttpApi } from "effect/http-api"
 import type { KeyStore, RateLimiter } from "@spot/application"
 import * as ApiRoute from "./ApiRoute.js"
+import type * as DirectReads from "./DirectReads.js"
 import * as PlatformMiddleware from "./PlatformMiddleware.js"
 
 /** Any HttpApi definition: the contract /openapi.json is generated from. */
 export type Contract = HttpApi.HttpApi<any, any>
 
-export interface ApiServerOptions<E, R> {
+export interface ApiServerOptions<E, R, RD = never> {
   /**
    * The served routes as a router layer: `HttpRouter.addAll([ApiRoute.get(...), ...])`, or
    * `HttpRouter.addAll(Effect.gen(...))` when building them needs services. Services the handlers
@@ -29,6 +30,12 @@ export interface ApiServerOptions<E, R> {
   /** The HttpApi contract the OpenAPI document is generated from. */
   readonly contract: Contract
   readonly platform?: PlatformMiddleware.PlatformOptions
+  /**
+   * Reads answered without Effect's server when certain to succeed (DirectReads), on a server
+   * that provides `DirectReads.DirectRequestsService`; without that service they are served by
+   * the routes like any other request.
+   */
+  readonly directRoutes?: Effect.Effect<ReadonlyArray<DirectReads.DirectRoute>, never, RD>
 }
 
 /** The OpenAPI document, generated and encoded (to bytes) once. */
@@ -41,11 +48,11 @@ export const openApiRoute = (contract: Contract, path: HttpRouter.PathInput = "/
  * All routes and the middleware, as one app layer (no server yet): for `HttpRouter.serve`,
  * `HttpRouter.toWebHandler`, or merging with other routes such as the stream upgrade.
  */
-export const app = <E, R>(options: ApiServerOptions<E, R>) =>
+export const app = <E, R, RD = never>(options: ApiServerOptions<E, R, RD>) =>
   Layer.mergeAll(
     options.routes,
     HttpRouter.addAll([openApiRoute(options.contract, (options.platform?.openApiPath ?? "/openapi.json") as HttpRouter.PathInput)]),
-    PlatformMiddleware.layer(options.platform)
+    PlatformMiddleware.layer(options.platform, options.directRoutes)
   )
 
 /**
@@ -53,5 +60,5 @@ export const app = <E, R>(options: ApiServerOptions<E, R>) =>
  * an `HttpServer` (e.g. `NodeHttpServer.layer(createServer, { port })`), a `KeyStore`, a
  * `RateLimiter`, and whatever the routes need.
  */
-export const layer = <E, R>(options: ApiServerOptions<E, R>) =>
+export const layer = <E, R, RD = never>(options: ApiServerOptions<E, R, RD>) =>
   HttpRouter.serve(app(options), { disableLogger: true, disableListenLog: true })

@@ -32,8 +32,10 @@ import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiKey, KeyStore, RateLimiter } from "@spot/application"
 import type { ApiKeyRecord, RateDecision } from "@spot/application"
+import type { IncomingMessage } from "node:http"
 import * as AdminKeys from "./AdminKeys.js"
 import * as Credentials from "./Credentials.js"
+import * as DirectReads from "./DirectReads.js"
 import * as ErrorResponses from "./ErrorResponses.js"
 import * as KeyCache from "./KeyCache.js"
 import * as RequestHeaders from "./RequestHeaders.js"
@@ -72,7 +74,12 @@ const pathOf = (url: string): string => {
   return q < 0 ? url : url.slice(0, q)
 }
 
-export const make = (options: PlatformOptions = {}) =>
+/**
+ * The middleware. With `directRoutes`, and a server whose requests the platform may take first
+ * (`DirectReads.DirectRequestsService`), successful reads those routes recognise are answered
+ * without Effect's server (DirectReads); everything else takes the steps above.
+ */
+export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Effect.Effect<ReadonlyArray<DirectReads.DirectRoute>, never, R>) =>
   Effect.gen(function*() {
     const keyStore = yield* KeyStore
     const limiter = yield* RateLimiter
@@ -84,7 +91,8 @@ export const make = (options: PlatformOptions = {}) =>
     const ipLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("ip"))
     const keyLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("key"))
 
-    const clientIp = (request: HttpServerRequest.HttpServerRequest, headers: RequestHeaders.RequestHeaders): string => {
+    /** The client's address: the proxy's header when configured and present, else the socket's peer. */
+    const clientIp = (headers: RequestHeaders.RequestHeaders, peer: string | undefined): string => {
       if (clientIpHeader !== undefined) {
         const forwarded = RequestHeaders.get(headers, clientIpHeader)
         if (forwarded !== undefined && forwarded.length > 0) {
@@ -92,7 +100,7 @@ export const make = (options: PlatformOptions = {}) =>
           return (comma < 0 ? forwarded : forwarded.slice(0, comma)).trim()
         }
       }
-      return request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"
+      return peer ?? "unknown"
     }
 
     // Refusals are built once; a request only adds its own id and budget (and Retry-After).
@@ -174,6 +182,36 @@ export const make = (options: PlatformOptions = {}) =>
       if (digest !== undefined && record !== null) keyCache!.remember(digest, record, clock())
     }
 
+    /**
+     * A direct read's admission (DirectReads): when every step above would pass for this request
+     * without asking the key store — a key the key cache vouches for, usable now, with budget left,
+     * and the IP's budget — both budgets are spent as the steps spend them and the request's id
+     * and the key's remaining budget are returned. Otherwise nothing is spent and the request
+     * goes through the steps above (which answer it, refusal or not).
+     */
+    const admitDirect = (request: IncomingMessage, url: string): { readonly requestId: string; readonly remaining: number } | undefined => {
+      if (keyCache === undefined || (admin !== undefined && url.startsWith(admin.pathPrefix))) return undefined
+      const headers = request.headers
+      const key = Credentials.presentedKey(url, headers)
+      if (key === undefined) return undefined
+      const now = clock()
+      const record = keyCache.lookup(KeyCache.digestOf(key), now)
+      if (record === undefined || !ApiKey.isUsable(record, now) || !limiter.keyHasBudget(record.id, now)) return undefined
+      if (!limiter.takeIp(clientIp(headers, request.socket.remoteAddress), now).allowed) return undefined
+      const remaining = limiter.takeKey(record.id, now).remaining
+      return { requestId: RequestId.fromHeader(RequestHeaders.get(headers, "x-request-id")), remaining }
+    }
+
+    if (directRoutes !== undefined) {
+      const directRequests = yield* Effect.serviceOption(DirectReads.DirectRequestsService)
+      if (directRequests._tag === "Some") {
+        const routes = yield* directRoutes
+        const handler = DirectReads.handler(routes, admitDirect)
+        directRequests.value.install(handler)
+        yield* Effect.addFinalizer(() => Effect.sync(() => directRequests.value.uninstall(handler)))
+      }
+    }
+
     return (handler: HttpEffect): HttpEffect => {
       const httpEffect = guard(handler)
       return Effect.withFiber((fiber) => {
@@ -185,7 +223,7 @@ export const make = (options: PlatformOptions = {}) =>
           return Effect.map(httpEffect, (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
         }
         const now = clock()
-        const ip = limiter.takeIp(clientIp(request, headers), now)
+        const ip = limiter.takeIp(clientIp(headers, request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined), now)
         if (!ip.allowed) return limited(ipLimited, requestId, ip)
         const key = Credentials.presentedKey(url, headers)
         if (key === undefined) return refused(unauthorized, requestId, ip)
@@ -220,5 +258,8 @@ export const make = (options: PlatformOptions = {}) =>
   })
 
 /** The middleware as a global router layer: it wraps every route and the unknown-route 404. */
-export const layer = (options: PlatformOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter | KeyStore | RateLimiter> =>
-  HttpRouter.middleware(make(options), { global: true }) as any
+export const layer = <R = never>(
+  options: PlatformOptions = {},
+  directRoutes?: Effect.Effect<ReadonlyArray<DirectReads.DirectRoute>, never, R>
+): Layer.Layer<never, never, HttpRouter.HttpRouter | KeyStore | RateLimiter | R> =>
+  HttpRouter.middleware(make(options, directRoutes), { global: true }) as any

@@ -29,6 +29,12 @@ class BucketTable {
     return decision
   }
 
+  /** Whether one request would be allowed now (a bucket not tracked is full). */
+  allows(id: string, now: number): boolean {
+    const current = this.buckets.get(id)
+    return current === undefined || Gcra.peek(this.limit, current, now) >= 1
+  }
+
   get size(): number {
     return this.buckets.size
   }
@@ -54,7 +60,8 @@ export const make = (options: RateLimiterOptions = specRateLimits) => {
   const ips = new BucketTable({ perMinute: options.ipPerMinute }, maxTracked)
   return RateLimiter.of({
     takeKey: (keyId, now) => keys.take(keyId, now),
-    takeIp: (ip, now) => ips.take(ip, now)
+    takeIp: (ip, now) => ips.take(ip, now),
+    keyHasBudget: (keyId, now) => keys.allows(keyId, now)
   })
 }
 

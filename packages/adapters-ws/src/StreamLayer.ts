@@ -1,17 +1,15 @@
 /**
- * The stream as layers: an HTTP server whose `upgrade` event this adapter owns (replacing
- * `NodeHttpServer.layer(createServer, …)` in the composition), and the stream server on it.
+ * The stream as a layer: the stream server, on the routes of a Node server whose `upgrade` event
+ * this adapter owns (`ownUpgrades`, provided as `StreamUpgrades` by the composition that creates
+ * the server: apps/server NodeServer.ts).
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { Market } from "@spot/application"
 import type { HandshakeGate } from "./Handshake.js"
 import type { Encoders } from "./StreamHub.js"
 import type { StreamLimits } from "./StreamServer.js"
 import { StreamServer } from "./StreamServer.js"
 import type { UpgradeRoutes } from "./UpgradeRouting.js"
-import { ownUpgrades } from "./UpgradeRouting.js"
 
 export const streamPath = "/v1/stream"
 
@@ -20,27 +18,6 @@ export class StreamUpgrades extends Context.Service<StreamUpgrades, UpgradeRoute
 /** The running stream server (for tests and summaries). */
 export class Stream extends Context.Service<Stream, StreamServer>()("@spot/adapters-ws/Stream") {}
 
-export interface ListenOptions {
-  readonly port: number
-  readonly host?: string
-}
-
-/**
- * `NodeHttpServer.layer` on a Node server whose `upgrade` event is routed by path: `/v1/stream`
- * to the stream (once its layer is built), anything else to Effect's own upgrade handling.
- */
-export const httpServerLayer = (listen: ListenOptions) =>
-  Layer.unwrap(
-    Effect.sync(() => {
-      const server = createServer()
-      const routes = ownUpgrades(server)
-      return Layer.merge(
-        NodeHttpServer.layer(() => server, listen.host === undefined ? { port: listen.port } : { port: listen.port, host: listen.host }),
-        Layer.succeed(StreamUpgrades, routes)
-      )
-    })
-  )
-
 export interface StreamLayerOptions<R> {
   /** Builds the handshake gate (the REST platform's auth and budgets) from services. */
   readonly gate: Effect.Effect<HandshakeGate, never, R>
@@ -48,7 +25,7 @@ export interface StreamLayerOptions<R> {
   readonly limits?: Partial<StreamLimits>
 }
 
-/** Serves `/v1/stream` on the server of {@link httpServerLayer}; closes every connection on shutdown. */
+/** Serves `/v1/stream` on the server whose upgrades `StreamUpgrades` routes; closes every connection on shutdown. */
 export const layer = <R>(options: StreamLayerOptions<R>): Layer.Layer<Stream, never, R | Market.Market | StreamUpgrades> =>
   Layer.effect(
     Stream,

@@ -8,7 +8,9 @@ import { Effect, type Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { DiscoveryRequest } from "@spot/domain"
 import { DiscoveryQueries, PositionQueries, TokenQueries, TradeQueries } from "@spot/application"
-import type { CursorSecret, Market, ReadError, TradeHistory } from "@spot/application"
+import { Market } from "@spot/application"
+import type { CursorSecret, ReadError, TradeHistory } from "@spot/application"
+import type { DirectRoute } from "../DirectReads.js"
 import type { ApiError } from "../ApiError.js"
 import * as ApiRoute from "../ApiRoute.js"
 import { discoveryBytes, encodeCandles, encodePositionsPage, tokenBytes, tradePageBytes } from "./Encoding.js"
@@ -54,3 +56,24 @@ export const routes: Layer.Layer<
     handler: ({ payload }) => Effect.map(DiscoveryQueries.discover(payload), (columns) => ApiRoute.preEncodedBytes(discoveryBytes(columns)))
   })
 ])
+
+const tokenPathPrefix = "/v1/tokens/"
+
+/**
+ * Reads answered before Effect's server when they succeed (DirectReads): `GET
+ * /v1/tokens/{chain}/{address}` of a token the market holds, with no query string. Its body is
+ * the one the route above sends (`tokenBytes`); a chain, address or query the route would refuse,
+ * and an unknown token, are declined and answered by the route.
+ */
+export const directRoutes: Effect.Effect<ReadonlyArray<DirectRoute>, never, Market.Market> = Effect.gen(function*() {
+  const market = yield* Market.Market
+  const tokenRead: DirectRoute = (url) => {
+    if (!url.startsWith(tokenPathPrefix)) return undefined
+    const slash = url.indexOf("/", tokenPathPrefix.length)
+    if (slash < 0) return undefined
+    // A valid address has no "/", "?", "%" or "#": anything after the chain that is not one is declined.
+    const token = TokenQueries.tokenAt(market, { chain: url.slice(tokenPathPrefix.length, slash), address: url.slice(slash + 1) })
+    return token === undefined ? undefined : tokenBytes(token)
+  }
+  return [tokenRead]
+})

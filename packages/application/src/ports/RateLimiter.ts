@@ -21,6 +21,11 @@ export interface RateLimiterShape {
   readonly takeKey: (keyId: string, now: number) => RateDecision
   /** Spends one request of the client IP's budget if any is left. */
   readonly takeIp: (ip: string, now: number) => RateDecision
+  /**
+   * Whether the key's budget has a request left, spending nothing: a caller that must not spend
+   * the IP's budget on a request the key's budget would refuse asks this first.
+   */
+  readonly keyHasBudget: (keyId: string, now: number) => boolean
 }
 
 export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("@spot/application/RateLimiter") {}

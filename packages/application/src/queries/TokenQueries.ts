@@ -3,9 +3,9 @@
  */
 import { Effect } from "effect"
 import type { CandleValue, CandlesResponse, TokenBook } from "@spot/domain"
-import { Candles } from "@spot/domain"
+import { Candles, Chain } from "@spot/domain"
 import { NotFound } from "../errors.js"
-import { Market } from "../Market.js"
+import { Market, type MarketShape } from "../Market.js"
 import { Issues, refuseUnknown } from "./Params.js"
 
 export interface TokenPath {
@@ -16,6 +16,16 @@ export interface TokenPath {
 /** Candles per request: 500 by default, 5,000 at most (spec "Limits"). */
 export const defaultCandleCount = 500
 export const maxCandleCount = 5_000
+
+/**
+ * The token a valid token path names, if the market holds it; undefined for a path `getToken`
+ * would refuse (unsupported chain, malformed address) and for an unknown token. Synchronous: the
+ * direct read of the HTTP adapter (DirectReads) answers with it when it finds a token.
+ */
+export const tokenAt = (market: MarketShape, path: TokenPath): TokenBook | undefined =>
+  Chain.isChain(path.chain) && Chain.isAddressOn(path.chain, path.address)
+    ? market.engine.token(path.chain, Chain.canonicalAddress(path.chain, path.address))
+    : undefined
 
 /** The token's state. An unknown token is 404 NOT_FOUND (docs/http-api.md). */
 export const getToken = Effect.fnUntraced(function*(path: TokenPath, params: Readonly<Record<string, string | undefined>> = {}) {

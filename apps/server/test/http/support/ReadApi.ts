@@ -72,6 +72,8 @@ export interface Reply {
 
 export interface ReadApi {
   readonly url: string
+  /** The running server's services. */
+  readonly context: Context.Context<any>
   readonly market: MarketShape
   /** GET with the test key unless `headers` says otherwise (pass `{}` for no key). */
   readonly get: (path: string, headers?: Record<string, string>) => Promise<Reply>
@@ -97,6 +99,10 @@ export interface ServerOptions {
   readonly limits?: RateLimits
   /** The trade archive; default a fresh in-memory one. */
   readonly tradeStore?: Layer.Layer<TradeStore>
+  /** Successful token reads answered before Effect's server (DirectReads); default on, as served. */
+  readonly directReads?: boolean
+  /** How long the key store's answer is reused; default the server's. */
+  readonly keyCacheTtlMs?: number
 }
 
 /** Starts the server once (per test file); `close` in `afterAll`. */
@@ -115,6 +121,8 @@ export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => 
     keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey), Redacted.make(otherApiKey)] }),
     rateLimiter: RateLimiterLive.layer(options.limits ?? { keyPerMinute: 100_000, ipPerMinute: 100_000 }),
     announce: false,
+    ...(options.directReads === undefined ? {} : { directReads: options.directReads }),
+    ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
     ...(options.tradeStore === undefined ? {} : { tradeStore: options.tradeStore })
   })
   const scope = Effect.runSync(Scope.make())
@@ -138,6 +146,7 @@ export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => 
   }
   return {
     url,
+    context,
     market: options.market,
     request,
     get: (path, headers = bearer()) => request(path, { headers }),

@@ -20,8 +20,13 @@ import type { CandleValue } from "./Candles.js"
 import { hourMs } from "./Candles.js"
 import { addSplit, splitToNumber } from "./TapeNumbers.js"
 
-/** One hour: its open time, then an aggregate (see CandleAggregate.ts). 168 bytes. */
-const STRIDE = 1 + AGGREGATE_SLOTS
+/**
+ * One hour: its open time, an aggregate (see CandleAggregate.ts), then the times of the trades
+ * its open and close are (`FIRST_AT`, `LAST_AT`). 184 bytes.
+ */
+const FIRST_AT = 1 + AGGREGATE_SLOTS
+const LAST_AT = FIRST_AT + 1
+const STRIDE = LAST_AT + 1
 const minimumCapacity = 2
 const noEntries = new Float64Array(0)
 
@@ -70,6 +75,7 @@ export class CandleHourlySeries {
     if (this.endSeq > this.headSeq) {
       const last = (this.endSeq - 1 - this.baseSeq) * STRIDE
       if (this.entries[last] === hourStart) {
+        this.entries[last + LAST_AT] = time
         foldTrade(
           this.entries,
           last + 1,
@@ -90,6 +96,8 @@ export class CandleHourlySeries {
     if (this.headHourEnd === Infinity) this.headHourEnd = hourStart + hourMs
     const at = (this.endSeq - this.baseSeq) * STRIDE
     this.entries[at] = hourStart
+    this.entries[at + FIRST_AT] = time
+    this.entries[at + LAST_AT] = time
     foldTrade(
       this.entries,
       at + 1,
@@ -109,14 +117,15 @@ export class CandleHourlySeries {
   /**
    * Folds a trade that arrived after later ones (a late trade) into its hour, wherever that hour
    * is: a new hour is inserted in time order; in an existing hour high, low and volume take it,
-   * and it becomes the open when no trade of the hour is earlier (`earlierInHour` false) and the
-   * close when none is later (`laterInHour` false). An hour already dropped ignores it. The
-   * caller resets any cache built over these hours (`latest`'s).
+   * and it becomes the open when it is earlier than the hour's open trade, and the close when it
+   * is not earlier than the hour's close trade (a trade of the same millisecond arrived before
+   * it: in time order it comes after, as the raw tape places it). Decided from the hour's own
+   * times, so the answer is the same whether the hour's raw trades are still held or not (a
+   * replay of the log, with an engine clock of its own, folds the same candles). An hour already
+   * dropped ignores it. The caller resets any cache built over these hours (`latest`'s).
    */
   addLate(
     time: number,
-    earlierInHour: boolean,
-    laterInHour: boolean,
     priceNative: number,
     priceUsd: number,
     marketCapNative: number,
@@ -130,8 +139,13 @@ export class CandleHourlySeries {
     if (hourStart <= this.droppedThrough) return
     const seq = this.firstSeqAtOrAfter(hourStart)
     if (seq < this.endSeq && this.entries[(seq - this.baseSeq) * STRIDE] === hourStart) {
-      const base = (seq - this.baseSeq) * STRIDE + 1
-      foldTradeAmong(this.entries, base, !earlierInHour, !laterInHour, priceNative, priceUsd, marketCapNative, marketCapUsd, nativeLow, nativeHigh, usdLow, usdHigh)
+      const at = (seq - this.baseSeq) * STRIDE
+      const entries = this.entries
+      const becomesOpen = time < entries[at + FIRST_AT]
+      const becomesClose = time >= entries[at + LAST_AT]
+      if (becomesOpen) entries[at + FIRST_AT] = time
+      if (becomesClose) entries[at + LAST_AT] = time
+      foldTradeAmong(entries, at + 1, becomesOpen, becomesClose, priceNative, priceUsd, marketCapNative, marketCapUsd, nativeLow, nativeHigh, usdLow, usdHigh)
       return
     }
     // A new hour before `seq`: open a slot there by moving the later hours up one.
@@ -140,6 +154,8 @@ export class CandleHourlySeries {
     const end = (this.endSeq - this.baseSeq) * STRIDE
     this.entries.copyWithin(at + STRIDE, at, end)
     this.entries[at] = hourStart
+    this.entries[at + FIRST_AT] = time
+    this.entries[at + LAST_AT] = time
     foldTrade(this.entries, at + 1, true, priceNative, priceUsd, marketCapNative, marketCapUsd, nativeLow, nativeHigh, usdLow, usdHigh)
     this.endSeq++
     if (seq === this.headSeq) this.headHourEnd = hourStart + hourMs

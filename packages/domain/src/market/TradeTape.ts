@@ -13,7 +13,6 @@ import type { CandleMetric, CandleQuery, CandleValue, Denomination, Timeframe } 
 import {
   bucketAnchor,
   candleLimit,
-  hourMs,
   isHourAligned,
   queryTimeRange,
   seriesIndex,
@@ -232,7 +231,7 @@ export class TradeTape {
       // In no window (each is at most the retention long), and fine buckets this old are already
       // incomplete: only the hourly candles and the references of windows nothing has left yet.
       if (time > this.rawDroppedThrough) this.rawDroppedThrough = time
-      this.hourly.addLate(time, true, true, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
+      this.hourly.addLate(time, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
       if (windows !== undefined) {
         for (let w = 0; w < windowCount; w++) {
           if (Number.isNaN(windows[w * WINDOW_STRIDE + W_REFERENCE])) windows[w * WINDOW_STRIDE + W_REFERENCE] = usd
@@ -256,10 +255,7 @@ export class TradeTape {
       if (this.rawDroppedThrough === -Infinity) this.firstPriceUsd = usd
     }
 
-    const hourStart = Math.floor(time / hourMs) * hourMs
-    const earlierInHour = (seq > this.headSeq && this.values[(slot - 1) * VALUE_STRIDE] >= hourStart) || hourStart <= this.rawDroppedThrough
-    const laterInHour = seq + 1 < this.endSeq && this.values[(slot + 1) * VALUE_STRIDE] < hourStart + hourMs
-    this.hourly.addLate(time, earlierInHour, laterInHour, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
+    this.hourly.addLate(time, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
 
     if (windows === undefined) return // every window empty: this older trade is in none of them
     const countAt = isSell ? W_SELLS : W_BUYS

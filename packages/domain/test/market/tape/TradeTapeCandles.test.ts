@@ -272,3 +272,55 @@ describe("TradeTape candle queries", () => {
     expect(hourly.map((c) => c.close)).toEqual([1, 2])
   })
 })
+
+describe("TradeTape late trades in hourly candles", () => {
+  const minute = 60_000
+  const one = FixedMath.ONE
+  const usd = (price: number) => FixedMath.unsafeParse(String(price))
+  const trade = (tape: TradeTape, time: number, price: number) => tape.append(time, "buy", one, usd(price), one, usd(price), one, usd(1))
+  const hourly = (tape: TradeTape) =>
+    timeframes.filter((tf) => timeframeMs[tf] >= hour).map((tf) =>
+      metrics.flatMap((m) => denominations.map((d) => all(tape, tf, m, d)))
+    )
+
+  it("a late trade earlier than its hour's open trade opens it, one not earlier than its close trade closes it, raw trades held or not", () => {
+    const h0 = Math.floor(start / hour) * hour + hour
+    for (const clockMoved of [false, true]) {
+      const tape = new TradeTape()
+      trade(tape, h0 + 30 * minute, 2)
+      trade(tape, h0 + 50 * minute, 3)
+      // With the clock two days on, the hour's raw trades are gone; without, they are held.
+      if (clockMoved) tape.advanceTo(h0 + 2 * day)
+      trade(tape, h0 + 10 * minute, 1) // earliest: the open
+      trade(tape, h0 + 50 * minute, 4) // same millisecond as the close, arrived later: the close
+      trade(tape, h0 + 40 * minute, 9) // inside: only the high
+      const [candle] = tape.candles({ timeframe: "1h", metric: "price", denomination: "usd", from: -Infinity })
+      expect([candle!.time, candle!.open, candle!.high, candle!.low, candle!.close], `clock moved: ${clockMoved}`).toEqual([h0, 1, 9, 1, 4])
+    }
+  })
+
+  it("hourly and coarser candles do not depend on when the clock moved (a live fold and a replay of the same trades agree)", () => {
+    const arrival = fc.array(
+      fc.record({ at: fc.integer({ min: 0, max: 5 * day }), price: fc.integer({ min: 1, max: 1_000 }), advanceBy: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3 * day })) }),
+      { minLength: 1, maxLength: 60 }
+    )
+    fc.assert(
+      fc.property(arrival, (trades) => {
+        // Live: the wall clock moves between arrivals (raw trades are trimmed on the way); replay:
+        // the same trades in the same order with no clock but their own, moved to the end at last.
+        const live = new TradeTape()
+        const replay = new TradeTape()
+        let clock = start
+        for (const t of trades) {
+          trade(live, start + t.at, t.price)
+          trade(replay, start + t.at, t.price)
+          clock = Math.max(clock, start + t.at) + t.advanceBy
+          live.advanceTo(clock)
+        }
+        replay.advanceTo(clock)
+        expect(hourly(live)).toEqual(hourly(replay))
+      }),
+      { numRuns: 150 }
+    )
+  })
+})

@@ -291,7 +291,7 @@ describe("TradeTape late trades", () => {
     expect(stats["6h"].priceChangePct).toBe("100") // from the first trade (0.0001) to the latest (0.0002)
   })
 
-  it("a late trade older than raw retention reaches only the hourly candles' high, low and volume", () => {
+  it("a late trade older than raw retention reaches only the hourly candles (inside its hour: high, low and volume)", () => {
     const h0 = Math.floor(start / hour) * hour + hour
     const tape = new TradeTape()
     trade(tape, h0 + 5 * minute, "1", "buy", "10")

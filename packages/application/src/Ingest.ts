@@ -25,7 +25,7 @@
  * waits for the batches in flight, then folds whatever the log holds past that seq, so a retried
  * batch is then seen as duplicates and nothing is lost or doubled.
  */
-import { Context, Deferred, Duration, Effect, Exit, Layer, Schedule, SchemaIssue, SchemaParser, Semaphore, Stream } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Schedule, SchemaIssue, SchemaParser, Semaphore, Stream } from "effect"
 import type { MarketEvent } from "@spot/domain"
 import { Chain, Events } from "@spot/domain"
 import type { FieldIssue } from "./errors.js"
@@ -37,6 +37,14 @@ import type { AppendResult } from "./ports/EventStore.js"
 
 /** Largest batch one request may carry (keeps one transaction and one fold step bounded). */
 export const maxBatchSize = 10_000
+
+/**
+ * How far past the service's clock an event may be dated (clock skew between a chain's block
+ * times, the indexer and this server). An event dated later is refused: the market's clock moves
+ * with event times, so one trade dated days ahead would end every token's trailing windows then,
+ * emptying them until the wall clock caught up, and the log would keep it across restarts.
+ */
+export const maxFutureMs = 60_000
 
 /** Events read from the log per query when catching up (start-up replay included). */
 export const replayBatchSize = 5_000
@@ -179,7 +187,9 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
 export const checkBatch = (
   market: Market["Service"],
   decoded: DecodedBatch,
-  launchedEarlier: ReadonlyMap<string, unknown> = new Map()
+  launchedEarlier: ReadonlyMap<string, unknown> = new Map(),
+  /** Latest timestamp accepted (the service's clock + `maxFutureMs`); later events are refused. */
+  latestAllowed: number = Infinity
 ):
   | { readonly events: Array<MarketEvent>; readonly bodies: Array<string | undefined> | undefined }
   | { readonly issues: Array<FieldIssue> } =>
@@ -192,6 +202,14 @@ export const checkBatch = (
     const event = decoded.events[i]
     if (event === undefined) {
       for (const issue of decoded.issues.get(i) ?? []) issues.push(issue)
+      continue
+    }
+    if (event.timestamp > latestAllowed) {
+      const ahead = Math.ceil((event.timestamp - latestAllowed + maxFutureMs) / 1000)
+      issues.push({
+        field: `events[${i}].timestamp`,
+        message: withId(event.id, `is ${ahead} s ahead of the service's clock; events may be dated at most ${maxFutureMs / 1000} s in the future (check the indexer's clock)`)
+      })
       continue
     }
     const launched = launchKeyOf(event)
@@ -228,6 +246,12 @@ export const validateBatch = (
 interface Admitted {
   readonly events: ReadonlyArray<MarketEvent>
   readonly bodies: ReadonlyArray<string | undefined> | undefined
+  /**
+   * Move the market to the service's clock with the fold (an indexer's batch may be hours old:
+   * its tokens must not be told with windows ending at its last event). The simulator's batches
+   * are the present already, and the market's clock follows the wall clock anyway (MarketClock).
+   */
+  readonly toClock?: boolean
 }
 
 /** A batch's place in the pipeline: the previous batch's steps it waits on, and its own. */
@@ -344,7 +368,9 @@ export const make = Effect.gen(function*() {
       yield* Deferred.await(ticket.previousFolded)
       const result = yield* appended
       if (result.accepted.length > 0) {
-        market.apply(result.accepted)
+        // Folded up to the service's clock before anyone hears of it: a batch of old events must
+        // not show windows ending at its own last event ("trailing windows ending now").
+        market.apply(result.accepted, batch.toClock === true ? yield* Clock.currentTimeMillis : undefined)
         foldedSeq = result.lastSeq
       }
       return { accepted: result.accepted.length, duplicates: result.duplicates }
@@ -388,9 +414,9 @@ export const make = Effect.gen(function*() {
     // waits, is appended and is folded. Checked against the market as the log has it plus the
     // batches ahead of it in the pipeline, under the admission permit.
     const decoded = decodeBatch(batch, texts)
-    const check = Effect.suspend(() => {
-      const validated = checkBatch(market, decoded, pendingLaunches)
-      return "issues" in validated ? Effect.fail(new ValidationFailed({ issues: validated.issues })) : Effect.succeed<Admitted>(validated)
+    const check = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const validated = checkBatch(market, decoded, pendingLaunches, now + maxFutureMs)
+      return "issues" in validated ? Effect.fail(new ValidationFailed({ issues: validated.issues })) : Effect.succeed<Admitted>({ ...validated, toClock: true })
     })
     return Effect.mapError(submit(check), (error) => (error instanceof StoreUnavailable ? storeUnavailable() : error))
   }

@@ -19,9 +19,11 @@ export interface MarketShape {
   readonly engine: MarketEngine
   /**
    * Folds a batch in order, then tells every listener what changed (once per batch; a big batch's
-   * trades also slice by slice, {@link publishEvery}).
+   * trades also slice by slice, {@link publishEvery}). With `now`, the clock moves there after the
+   * fold and before listeners hear of it (trailing windows roll to the present, not to the batch's
+   * last event).
    */
-  readonly apply: (events: ReadonlyArray<MarketEvent>) => IngestOutcome
+  readonly apply: (events: ReadonlyArray<MarketEvent>, now?: number) => IngestOutcome
   /** Moves the clock (trailing windows roll), then tells listeners what changed. */
   readonly advanceTo: (now: number) => void
   /** Registers a listener; returns its removal. */
@@ -50,7 +52,7 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
   const publish = () => tell(engine.drainChanges())
   return {
     engine,
-    apply: (events) => {
+    apply: (events, now) => {
       let applied = 0
       const rejected: Array<{ index: number; reason: string }> = []
       const sliced = listeners.size > 0
@@ -81,6 +83,7 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
           slice = 0
         }
       }
+      if (now !== undefined) engine.advanceTo(now)
       if (tokens === undefined || positions === undefined) publish()
       else {
         const changes = engine.drainChanges()

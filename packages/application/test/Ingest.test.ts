@@ -1,10 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { EventStore, Ingest, Market, StoreUnavailable } from "@spot/application"
 import type { StoredEvent } from "@spot/application"
 import { Events, Simulator } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
+
+/** The service's clock at the wall clock's time (the test clock starts at 0, before every event here): ingest refuses events dated past it. */
+const serviceClockNow = Layer.effectDiscard(TestClock.setTime(Date.now()))
 
 /** The smallest log with the port's contract (the real ones are tested in adapters-storage). */
 const memoryStore = () => {
@@ -35,15 +39,15 @@ const wire = simulated.map((e) => Events.encodeMarketEvent(e))
 const setup = () => {
   const { state: store, service } = memoryStore()
   const market = Market.makeMarket()
-  const layer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, service)]))
-  return { store, market, layer }
+  const liveClockLayer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, service)]))
+  return { store, market, layer: Layer.merge(liveClockLayer, serviceClockNow), liveClockLayer }
 }
 
 describe("Ingest", () => {
   it("any split of the same events into batches, each sent twice, gives the state of one fold and a log without repeats", () =>
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: wire.length }), { minLength: 1, maxLength: 6 }), (cuts) => {
-        const { store, market, layer } = setup()
+        const { store, market, liveClockLayer } = setup()
         const bounds = [0, ...[...new Set(cuts)].sort((a, b) => a - b), wire.length]
         Effect.runSync(Effect.provide(Effect.gen(function*() {
           const ingest = yield* Ingest.Ingest
@@ -54,7 +58,7 @@ describe("Ingest", () => {
             if (first.accepted + first.duplicates !== batch.length) throw new Error("counts")
             if (again.accepted !== 0) throw new Error("second send accepted events")
           }
-        }), layer))
+        }), liveClockLayer))
         const reference = Market.makeMarket()
         reference.apply(simulated)
         expect(market.engine.stats).toEqual(reference.engine.stats)
@@ -74,6 +78,48 @@ describe("Ingest", () => {
       if (error._tag === "ValidationFailed") expect(error.issues.map((i) => i.field)).toEqual([`events[${swapAt}].tokenAmount`])
       expect(store.log.length).toBe(0)
       expect(market.engine.stats.events).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an event dated more than a minute past the service's clock refuses the batch; up to a minute is clock skew", () => {
+    const { store, market, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const batch = wire.slice(0, 40)
+      const times = simulated.slice(0, 40).map((e) => e.timestamp)
+      const first = Math.min(...times)
+      const last = Math.max(...times)
+      yield* TestClock.setTime(first - Ingest.maxFutureMs - 1_000)
+      const error = yield* Effect.flip(ingest.ingest(batch))
+      expect(error._tag).toBe("ValidationFailed")
+      if (error._tag === "ValidationFailed") {
+        expect(error.issues.length).toBe(40)
+        expect(error.issues[0]).toMatchObject({ field: "events[0].timestamp", message: expect.stringMatching(/ahead of the service's clock/) })
+      }
+      expect(store.log.length).toBe(0)
+      expect(market.engine.stats.events).toBe(0)
+      yield* TestClock.setTime(last - Ingest.maxFutureMs + 1_000)
+      expect(yield* ingest.ingest(batch)).toEqual({ accepted: 40, duplicates: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a batch of old events is told with windows ending at the service's clock, not at its last event", () => {
+    const { market, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const last = Math.max(...simulated.map((e) => e.timestamp))
+      const now = last + 2 * 86_400_000
+      yield* TestClock.setTime(now)
+      const told: Array<{ readonly buys: number; readonly updatedAt: number }> = []
+      market.listen((changes) => {
+        for (const token of changes.tokens) {
+          const wire = token.toWire()
+          told.push({ buys: wire.stats["24h"].buyCount, updatedAt: wire.updatedAt })
+        }
+      })
+      yield* ingest.ingest(wire)
+      expect(told.length).toBeGreaterThan(0)
+      expect(told.filter((t) => t.buys !== 0 || t.updatedAt !== now)).toEqual([])
     }).pipe(Effect.provide(layer))
   })
 

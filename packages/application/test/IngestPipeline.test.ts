@@ -6,10 +6,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { EventStore, Ingest, Market, StoreUnavailable } from "@spot/application"
 import type { StoredEvent } from "@spot/application"
 import { Events, Simulator } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
+
+/** The service's clock at the wall clock's time (the test clock starts at 0, before every event here): ingest refuses events dated past it. */
+const serviceClockNow = Layer.effectDiscard(TestClock.setTime(Date.now()))
 
 interface AppendCall {
   readonly firstId: string
@@ -83,7 +87,7 @@ const batches = (() => {
 const setup = () => {
   const market = Market.makeMarket()
   const { control, service } = controlledStore(market)
-  const layer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, service)]))
+  const layer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, service)]), Layer.merge(serviceClockNow))
   return { market, control, layer }
 }
 
@@ -236,7 +240,7 @@ describe("Ingest with the events' JSON texts (NDJSON)", () => {
       replay: () => Stream.empty,
       head: Effect.succeed(null)
     })
-    const layer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, store)]))
+    const layer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, store)]), Layer.merge(serviceClockNow))
     return Effect.gen(function*() {
       const ingest = yield* Ingest.Ingest
       const batch = wire.slice(0, 40) as Array<Record<string, unknown>>

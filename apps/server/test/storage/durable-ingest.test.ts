@@ -105,7 +105,8 @@ describe("durable ingest on the real server", () => {
   it("refuses the whole batch when one event is invalid, naming it", async () => {
     const launch = events.find((e: any) => e.type === "tokenLaunched") as any
     const swap = { ...(events.find((e: any) => e.type === "swap") as any) }
-    const fresh = { ...launch, id: "test:launch:fresh", token: `${launch.token.slice(0, -4)}zzzz` }
+    // A new address of the launch's chain (EVM: hex digits; Solana: base58).
+    const fresh = { ...launch, id: "test:launch:fresh", token: `${launch.token.slice(0, -4)}${launch.token.startsWith("0x") ? "ffff" : "zzzz"}` }
     const badSwap = { ...swap, id: "test:swap:bad", tokenAmount: "-5" }
     const orphanSwap = { ...swap, id: "test:swap:orphan", token: "UnknownTokenAddress1111111111111111111111" }
     const badPool = { ...swap, id: "test:swap:badpool", poolAfter: { liquidityNative: "1.5", bondingCurvePct: "12" } }

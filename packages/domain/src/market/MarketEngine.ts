@@ -7,7 +7,7 @@
  * state. Pure: no I/O, no clock (time is the events' timestamps and `advanceTo`'s argument).
  */
 import type { Chain } from "../Chain.js"
-import { canonicalAddress, chains, nativeAsset } from "../Chain.js"
+import { canonicalAddress, chains, isAddressOn, nativeAsset } from "../Chain.js"
 import type * as Events from "../events/MarketEvent.js"
 import type { MarketEvent } from "../events/MarketEvent.js"
 import { subjectTokenOf } from "../events/MarketEvent.js"
@@ -182,6 +182,35 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
   }
 }
 
+const addressFormat = (chain: Chain): string =>
+  chain === "solana" ? "base58, 32-44 characters" : "0x followed by 40 hex digits"
+
+/**
+ * Why an event is not well-formed beyond its schema, if it is not: an id with a control character
+ * (ids are stored as text, which cannot hold NUL, and echoed in messages), or a token, trader,
+ * creator or transfer party that is not an address of the event's chain (such a token could
+ * never be read: the reads refuse the address).
+ */
+export const formRejection = (e: MarketEvent): Rejection => {
+  if (/[\u0000-\u001f\u007f]/.test(e.id)) return "id has a control character"
+  const subject = subjectTokenOf(e)
+  if (subject !== undefined && !isAddressOn(subject.chain, subject.token)) {
+    return `token ${JSON.stringify(subject.token)} is not a ${subject.chain} address (${addressFormat(subject.chain)})`
+  }
+  const party = (role: string, address: string | null): Rejection =>
+    address === null || isAddressOn(e.chain, address) ? undefined : `${role} ${JSON.stringify(address)} is not a ${e.chain} address (${addressFormat(e.chain)})`
+  switch (e.type) {
+    case "tokenLaunched":
+      return party("token", e.token) ?? party("creator", e.creator)
+    case "swap":
+      return party("trader", e.trader)
+    case "transfer":
+      return party("from", e.from) ?? party("to", e.to)
+    default:
+      return undefined
+  }
+}
+
 /**
  * Trade records kept for reuse by pages (about 1.5 KB each once encoded): the newest trades of the
  * tokens and feeds being read, many times over the newest 50 of a busy token.
@@ -251,6 +280,8 @@ export class MarketEngine {
 
   /** Checks an event against the current state without applying it (for ingest). */
   check(event: MarketEvent): Rejection {
+    const malformed = formRejection(event)
+    if (malformed !== undefined) return malformed
     const beyond = this.magnitudeRejection(event)
     if (beyond !== undefined) return beyond
     const subject = subjectTokenOf(event)

@@ -221,6 +221,27 @@ describe("MarketEngine", () => {
     expect(after.stats["24h"].buyVolume).toEqual(after.totals.volume)
   })
 
+  it("refuses events whose addresses are not of their chain, or whose id has a control character", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    engine.apply(swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 1000))
+    const before = JSON.stringify(engine.token("solana", TOKEN)!.toWire())
+    const malformed: Array<[MarketEvent, RegExp]> = [
+      [launch({ id: "launch-evm-shaped", token: "0xnotbase58token" }), /token "0xnotbase58token" is not a solana address/],
+      [launch({ id: "launch-bad-creator", token: "Fresh11111111111111111111111111111111111111", creator: "not an address" }), /creator "not an address" is not a solana address/],
+      [swap("0x1111111111111111111111111111111111111111", "buy", 1_000_000n, 30_000_000n, start + 2000), /trader "0x1{40}" is not a solana address/],
+      [{ ...swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000), id: "swap\u0000nul" }, /id has a control character/],
+      [{ type: "curveProgressed", id: "c-bad-token", timestamp: start + 2000, chain: "solana", token: "short", bondingCurvePct: "10" }, /token "short" is not a solana address/]
+    ]
+    for (const [event, reason] of malformed) {
+      expect(engine.check(event)).toMatch(reason)
+    }
+    expect(JSON.stringify(engine.token("solana", TOKEN)!.toWire())).toBe(before)
+    // Well-formed ones pass: an EVM token with a mixed-case address, a Solana swap.
+    expect(engine.check(launch({ id: "evm", chain: "base", token: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01", creator: "0x2222222222222222222222222222222222222222" }))).toBeUndefined()
+    expect(engine.check(swap(ALICE, "sell", 1_000n, 30_000n, start + 3000))).toBeUndefined()
+  })
+
   it("prices a swap exactly and keeps the four fee kinds apart", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

@@ -50,3 +50,31 @@ export const refuse = (socket: Duplex, verdict: Refused): void => {
 /** The envelope body, exactly `{error:{code,message,details?}}` (spec "Errors"). */
 export const envelope = (code: string, message: string, details?: unknown): string =>
   JSON.stringify({ error: details === undefined ? { code, message } : { code, message, details } })
+
+/** A `Sec-WebSocket-Key`: 16 bytes, base64 (RFC 6455 §4.1), as `ws` checks it. */
+const webSocketKey = /^[+/0-9A-Za-z]{22}==$/
+
+/** The WebSocket versions `ws` speaks (13 is RFC 6455's; 8 an earlier draft it still takes). */
+export const webSocketVersions = "13, 8"
+
+/**
+ * What is wrong with an upgrade request as a WebSocket opening handshake, checked as `ws`
+ * checks it, or undefined. Checked after admission, so the refusal is the API's 400
+ * `VALIDATION_ERROR` (request id, budget, envelope) instead of `ws`'s bare text answer.
+ */
+export const malformedUpgrade = (request: IncomingMessage): { readonly field: string; readonly message: string } | undefined => {
+  if (request.method !== "GET") return { field: "method", message: `a WebSocket handshake is a GET, not ${request.method}` }
+  const upgrade = request.headers.upgrade
+  if (upgrade === undefined || upgrade.toLowerCase() !== "websocket") {
+    return { field: "Upgrade", message: "the Upgrade header must be websocket" }
+  }
+  const key = request.headers["sec-websocket-key"]
+  if (key === undefined || !webSocketKey.test(key)) {
+    return { field: "Sec-WebSocket-Key", message: "Sec-WebSocket-Key must be 16 random bytes in base64 (RFC 6455)" }
+  }
+  const version = request.headers["sec-websocket-version"]
+  if (version !== "13" && version !== "8") {
+    return { field: "Sec-WebSocket-Version", message: `Sec-WebSocket-Version must be one of ${webSocketVersions}` }
+  }
+  return undefined
+}

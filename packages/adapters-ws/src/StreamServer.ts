@@ -11,7 +11,7 @@ import { WebSocket, WebSocketServer } from "ws"
 import type { MarketShape } from "@spot/application"
 import { CloseCode, Connection } from "./Connection.js"
 import type { Admitted, HandshakeGate, KeyRecheck, Verdict } from "./Handshake.js"
-import { envelope, refuse } from "./Handshake.js"
+import { envelope, malformedUpgrade, refuse, webSocketVersions } from "./Handshake.js"
 import type { Encoders } from "./StreamHub.js"
 import { StreamHub } from "./StreamHub.js"
 import { parseSubscription } from "./SubscribeFilters.js"
@@ -129,6 +129,19 @@ export class StreamServer {
   private admit(verdict: Verdict, request: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (socket.destroyed) return
     if (!verdict.admitted) return refuse(socket, verdict)
+    const malformed = malformedUpgrade(request)
+    if (malformed !== undefined) {
+      return refuse(socket, {
+        admitted: false,
+        status: 400,
+        headers: {
+          "X-Request-ID": verdict.requestId,
+          "X-RateLimit-Remaining": String(verdict.remaining),
+          ...(malformed.field === "Sec-WebSocket-Version" ? { "Sec-WebSocket-Version": webSocketVersions } : {})
+        },
+        body: envelope("VALIDATION_ERROR", `Invalid WebSocket handshake: ${malformed.message}. Fix the request and retry.`, [malformed])
+      })
+    }
     let slots = this.keys.get(verdict.keyId)
     if (slots === undefined) {
       slots = { connections: new Set(), pending: 0, recheck: verdict.recheck }
@@ -155,7 +168,7 @@ export class StreamServer {
       keySlots.pending--
       this.releaseKey(verdict.keyId, keySlots)
     }
-    // ws answers a malformed upgrade (bad key header, version) itself, with a 400, and never calls back.
+    // Checked above as ws checks it; should ws still refuse the upgrade, it answers itself and never calls back.
     socket.once("close", release)
     ;(request as TaggedRequest)[admissionOf] = verdict
     this.wss.handleUpgrade(request, socket, head, (ws) => {

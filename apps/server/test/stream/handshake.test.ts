@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
+import { connect as netConnect } from "node:net"
 import { WebSocket } from "ws"
 import { KeyStore, KeyStoreUnavailable } from "@spot/application"
 import { simulatedMarket } from "../http/support/ReadApi.js"
@@ -134,6 +135,49 @@ describe("stream handshake budgets", () => {
       expect(limited.status).toBe(429)
       expect(limited.body.error.code).toBe("RATE_LIMITED")
       expect(limited.headers["x-ratelimit-remaining"]).toBe("0")
+      client.ws.terminate()
+    } finally {
+      await api.close()
+    }
+  })
+
+  it("a malformed WebSocket handshake with a valid key: 400 VALIDATION_ERROR in the envelope, with the request id and the budget it spent", async () => {
+    const sim = simulatedMarket({ minutes: 1, seed: 5 })
+    const api = await startStreamApi({ market: sim.market, limits: { keyPerMinute: 5, ipPerMinute: 1_000 } })
+    /** One raw handshake; the answer as status, lower-case headers and parsed body (the server closes). */
+    const handshake = (headers: Record<string, string>) =>
+      new Promise<{ status: number; headers: Record<string, string>; body: any }>((resolve, reject) => {
+        const { hostname, port } = new URL(api.url)
+        const socket = netConnect(Number(port), hostname)
+        let text = ""
+        socket.setEncoding("utf8")
+        socket.on("data", (chunk: string) => (text += chunk))
+        socket.on("error", reject)
+        socket.on("close", () => {
+          const [head, body] = text.split("\r\n\r\n")
+          const [statusLine, ...lines] = head!.split("\r\n")
+          resolve({
+            status: Number(statusLine!.split(" ")[1]),
+            headers: Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()])),
+            body: JSON.parse(body!)
+          })
+        })
+        const all = { Host: "test", Connection: "Upgrade", Upgrade: "websocket", Authorization: `Bearer ${apiKey}`, ...headers }
+        socket.write(`GET /v1/stream HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`)
+      })
+    try {
+      const noKey = await handshake({ "Sec-WebSocket-Version": "13", "X-Request-ID": "bad-upgrade" })
+      expect(noKey.status).toBe(400)
+      expect(noKey.headers["content-type"]).toBe("application/json")
+      expect(noKey.headers["x-request-id"]).toBe("bad-upgrade")
+      expect(noKey.headers["x-ratelimit-remaining"]).toBe("4")
+      expect(noKey.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ field: "Sec-WebSocket-Key" }] })
+      const badVersion = await handshake({ "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "99" })
+      expect(badVersion.status).toBe(400)
+      expect(badVersion.headers["sec-websocket-version"]).toBe("13, 8")
+      expect(badVersion.headers["x-ratelimit-remaining"]).toBe("3")
+      expect(badVersion.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ field: "Sec-WebSocket-Version" }] })
+      const client = await open(api.wsUrl)
       client.ws.terminate()
     } finally {
       await api.close()

@@ -221,6 +221,11 @@ describe("GET /v1/tokens/{chain}/{address}", () => {
       for (const [name, value] of [["countBack", "ten"], ["countBack", "0"], ["countBack", "1.5"], ["from", "yesterday"], ["to", "-5"]] as const) {
         expectError(await api.get(`${chartPath}/ohlcv?${name}=${value}`), 400, "VALIDATION_ERROR", [name], true)
       }
+      // The message names the side that was crossed: a time past 2^53 is too large, not negative.
+      const [tooLarge] = expectError(await api.get(`${chartPath}/ohlcv?from=9007199254740992`), 400, "VALIDATION_ERROR", ["from"], true)
+      expect(tooLarge!.message).toBe("from must be at most 9007199254740991")
+      const [negative] = expectError(await api.get(`${chartPath}/ohlcv?to=-5`), 400, "VALIDATION_ERROR", ["to"], true)
+      expect(negative!.message).toBe("to must be at least 0")
     })
 
     it("answers 400 VALIDATION_ERROR when from is not before to", async () => {

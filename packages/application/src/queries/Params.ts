@@ -72,13 +72,16 @@ export class Issues {
     }
     const n = Number(value.trim())
     if (n < min || n > max) {
-      // Only the bounds a caller set are named (not the safe-integer range behind the others).
+      // Only the bounds a caller set are named, with the side that was crossed; beyond the
+      // safe-integer range (a bound no caller sets) the message says so.
       const lower = min !== Number.MIN_SAFE_INTEGER
       const upper = max !== Number.MAX_SAFE_INTEGER
-      this.add(
-        field,
-        lower && upper ? `${field} must be between ${min} and ${max}` : lower ? `${field} must be at least ${min}` : `${field} must be at most ${max}`
-      )
+      const message = lower && upper
+        ? `${field} must be between ${min} and ${max}`
+        : n < min
+        ? (lower ? `${field} must be at least ${min}` : `${field} must be at least ${Number.MIN_SAFE_INTEGER}`)
+        : (upper ? `${field} must be at most ${max}` : `${field} must be at most ${Number.MAX_SAFE_INTEGER}`)
+      this.add(field, message)
       return undefined
     }
     return n

@@ -87,7 +87,7 @@ export const make = (options: StreamGateOptions = {}) =>
       const ip = limiter.takeIp(clientIp(request), now)
       if (!ip.allowed) return refused(429, ipLimitedBody, requestId, ip)
       // Node's header record has the shape Credentials reads (lower-case names, string values).
-      const presented = Credentials.presentedKey(request.url ?? "/", headers as unknown as Parameters<typeof Credentials.presentedKey>[1])
+      const presented = Credentials.presentedKey(request.url ?? "/", headers as unknown as Parameters<typeof Credentials.presentedKey>[1], request.rawHeaders)
       if (presented === undefined) return refused(401, unauthorizedBody, requestId, ip)
       const key = Redacted.make(presented)
       const checked = keyStore.verify(key)

@@ -54,7 +54,9 @@ export const hasMisplacedKey = (url: string, headers: RequestHeaders): boolean =
     if (headers[keyHeaders[i]!] !== undefined) return true
   }
   const cookie = get(headers, "cookie")
-  if (cookie !== undefined && (keyCookie.test(cookie) || ownKeyShape.test(cookie))) return true
+  if (cookie !== undefined && (keyCookie.test(cookie) || ownKeyShape.test(cookie) || (cookie.includes("%") && ownKeyShape.test(percentDecoded(cookie))))) {
+    return true
+  }
   const queryStart = url.indexOf("?")
   if (queryStart >= 0) {
     const query = url.slice(queryStart + 1)
@@ -63,6 +65,15 @@ export const hasMisplacedKey = (url: string, headers: RequestHeaders): boolean =
     }
   }
   return false
+}
+
+/** Cookie values are often percent-encoded: `sk%5Flive%5F…` is a key too. Malformed escapes stay as they are. */
+const percentDecoded = (text: string): string => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  }
 }
 
 /**
@@ -88,8 +99,27 @@ export const keyInOtherHeader = (headers: RequestHeaders, key: string): boolean 
   return false
 }
 
-/** The key to check, or undefined when the request must get the 401 without a lookup. */
-export const presentedKey = (url: string, headers: RequestHeaders): string | undefined => {
+/**
+ * True when the request carried more than one Authorization header (Node's header record keeps
+ * only the first; `rawHeaders` has them all). A second one is a key in another place too: refused.
+ */
+export const repeatsAuthorization = (rawHeaders: ReadonlyArray<string> | undefined): boolean => {
+  if (rawHeaders === undefined) return false
+  let seen = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!
+    if (name.length === 13 && name.toLowerCase() === "authorization" && ++seen > 1) return true
+  }
+  return false
+}
+
+/**
+ * The key to check, or undefined when the request must get the 401 without a lookup. `rawHeaders`
+ * (Node's, when at hand) lets a repeated Authorization header be refused too.
+ */
+export const presentedKey = (url: string, headers: RequestHeaders, rawHeaders?: ReadonlyArray<string>): string | undefined => {
   const key = bearerKey(get(headers, "authorization"))
-  return key === undefined || hasMisplacedKey(url, headers) || keyInOtherHeader(headers, key) ? undefined : key
+  return key === undefined || hasMisplacedKey(url, headers) || keyInOtherHeader(headers, key) || repeatsAuthorization(rawHeaders)
+    ? undefined
+    : key
 }

@@ -192,7 +192,7 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
     const admitDirect = (request: IncomingMessage, url: string): { readonly requestId: string; readonly remaining: number } | undefined => {
       if (keyCache === undefined || (admin !== undefined && url.startsWith(admin.pathPrefix))) return undefined
       const headers = request.headers
-      const key = Credentials.presentedKey(url, headers)
+      const key = Credentials.presentedKey(url, headers, request.rawHeaders)
       if (key === undefined) return undefined
       const now = clock()
       const record = keyCache.lookup(KeyCache.digestOf(key), now)
@@ -225,7 +225,7 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         const now = clock()
         const ip = limiter.takeIp(clientIp(headers, request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined), now)
         if (!ip.allowed) return limited(ipLimited, requestId, ip)
-        const key = Credentials.presentedKey(url, headers)
+        const key = Credentials.presentedKey(url, headers, RequestHeaders.raw(request))
         if (key === undefined) return refused(unauthorized, requestId, ip)
         if (admin !== undefined && url.startsWith(admin.pathPrefix)) {
           if (!admin.keys.accepts(key)) return refused(unauthorized, requestId, ip)

@@ -25,6 +25,12 @@ export const of = (request: HttpServerRequest.HttpServerRequest): RequestHeaders
   return source instanceof IncomingMessage ? source.headers : request.headers
 }
 
+/** Node's list of the request's header names and values as sent (repeats included), when at hand. */
+export const raw = (request: HttpServerRequest.HttpServerRequest): ReadonlyArray<string> | undefined => {
+  const source = toIncomingMessage(request) as unknown
+  return source instanceof IncomingMessage ? source.rawHeaders : undefined
+}
+
 /** One header as a string (repeated values joined), or undefined. */
 export const get = (headers: RequestHeaders, name: string): string | undefined => {
   const value = headers[name]

@@ -64,4 +64,14 @@ describe("RequestId.fromHeader", () => {
       expect(RequestId.fromHeader(bad)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     }
   })
+
+  it("refuses a repeated Authorization header and a percent-encoded key in a cookie", () => {
+    const key = "sk_live_abcdefghijklmnopqrstuvwxyz012345"
+    const headers = { authorization: `Bearer ${key}` }
+    expect(Credentials.presentedKey("/v1/x", headers, ["Authorization", `Bearer ${key}`, "Host", "x"])).toBe(key)
+    expect(Credentials.presentedKey("/v1/x", headers, ["Authorization", `Bearer ${key}`, "authorization", "Bearer other"])).toBeUndefined()
+    expect(Credentials.repeatsAuthorization(["AUTHORIZATION", "a", "x-authorization", "b"])).toBe(false)
+    expect(Credentials.presentedKey("/v1/x", { ...headers, cookie: "pref=sk%5Flive%5Fabcdefghijklmnopqrstuvwxyz012345" })).toBeUndefined()
+    expect(Credentials.presentedKey("/v1/x", { ...headers, cookie: "pref=50%25off; theme=%E0%A4%A" })).toBe(key)
+  })
 })

@@ -117,6 +117,8 @@ describe("direct token reads", () => {
       ["an unknown key", get(token, withKey("i", "sk_test_unknownKeyUnknownKeyUnknownKey0123456789")), 401],
       ["a key in another header too", get(token, withKey("j", apiKey, { "x-api-key": apiKey })), 401],
       ["a key in the query too", get(`${token}?api_key=${apiKey}`, withKey("k")), 401],
+      ["a second Authorization header", `GET ${token} HTTP/1.1\r\nHost: test\r\nauthorization: Bearer ${apiKey}\r\nAuthorization: Bearer ${otherApiKey}\r\nx-request-id: k2\r\n\r\n`, 401],
+      ["a percent-encoded key in a cookie", get(token, withKey("k3", apiKey, { cookie: `pref=${encodeURIComponent(apiKey).replace(/_/g, "%5F")}` })), 401],
       ["a body", `GET ${token} HTTP/1.1\r\nHost: test\r\nauthorization: Bearer ${apiKey}\r\nx-request-id: l\r\ncontent-length: 2\r\n\r\n{}`, 200],
       ["HEAD", `HEAD ${token} HTTP/1.1\r\nHost: test\r\nauthorization: Bearer ${apiKey}\r\nx-request-id: m\r\n\r\n`, 200],
       ["another path", get(`${token}/trades?limit=1`, withKey("n")), 200]

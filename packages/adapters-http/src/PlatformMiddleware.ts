@@ -189,7 +189,7 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
      * and the key's remaining budget are returned. Otherwise nothing is spent and the request
      * goes through the steps above (which answer it, refusal or not).
      */
-    const admitDirect = (request: IncomingMessage, url: string): { readonly requestId: string; readonly remaining: number } | undefined => {
+    const admitDirect = (request: IncomingMessage, url: string): DirectReads.Admitted | undefined => {
       if (keyCache === undefined || (admin !== undefined && url.startsWith(admin.pathPrefix))) return undefined
       const headers = request.headers
       const key = Credentials.presentedKey(url, headers, request.rawHeaders)

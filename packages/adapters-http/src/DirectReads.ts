@@ -17,7 +17,7 @@
  * Everything else — a refusal, an error, a key the cache does not hold, any request not of the
  * plain shape a route accepts — is declined before anything is spent and goes to Effect's handler
  * unchanged, so every answer other than the successful read comes from one place. A test sends the
- * same requests both ways and compares the answers (test/DirectReads.test.ts).
+ * same requests both ways and compares the answers (apps/server/test/http/direct-reads.test.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Context } from "effect"

@@ -188,8 +188,8 @@ export const checkBatch = (
   market: Market["Service"],
   decoded: DecodedBatch,
   launchedEarlier: ReadonlyMap<string, unknown> = new Map(),
-  /** Latest timestamp accepted (the service's clock + `maxFutureMs`); later events are refused. */
-  latestAllowed: number = Infinity
+  /** The service's clock: events dated more than `maxFutureMs` past it are refused. */
+  now: number = Infinity
 ):
   | { readonly events: Array<MarketEvent>; readonly bodies: Array<string | undefined> | undefined }
   | { readonly issues: Array<FieldIssue> } =>
@@ -204,8 +204,8 @@ export const checkBatch = (
       for (const issue of decoded.issues.get(i) ?? []) issues.push(issue)
       continue
     }
-    if (event.timestamp > latestAllowed) {
-      const ahead = Math.ceil((event.timestamp - latestAllowed + maxFutureMs) / 1000)
+    if (event.timestamp > now + maxFutureMs) {
+      const ahead = Math.ceil((event.timestamp - now) / 1000)
       issues.push({
         field: `events[${i}].timestamp`,
         message: withId(event.id, `is ${ahead} s ahead of the service's clock; events may be dated at most ${maxFutureMs / 1000} s in the future (check the indexer's clock)`)
@@ -415,7 +415,7 @@ export const make = Effect.gen(function*() {
     // batches ahead of it in the pipeline, under the admission permit.
     const decoded = decodeBatch(batch, texts)
     const check = Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const validated = checkBatch(market, decoded, pendingLaunches, now + maxFutureMs)
+      const validated = checkBatch(market, decoded, pendingLaunches, now)
       return "issues" in validated ? Effect.fail(new ValidationFailed({ issues: validated.issues })) : Effect.succeed<Admitted>({ ...validated, toClock: true })
     })
     return Effect.mapError(submit(check), (error) => (error instanceof StoreUnavailable ? storeUnavailable() : error))

@@ -34,8 +34,8 @@ export const getToken = Effect.fnUntraced(function*(path: TokenPath, params: Rea
   const address = issues.address("address", chain, path.address)
   refuseUnknown(issues, params, [])
   yield* issues.check()
-  const market = yield* Market
-  const token: TokenBook | undefined = market.engine.token(chain!, address!)
+  // The same lookup as the direct read's (a path that passed the checks above names it the same way).
+  const token = tokenAt(yield* Market, path)
   if (token === undefined) {
     return yield* new NotFound({ message: `no token ${address} on ${chain}: check the chain and address` })
   }

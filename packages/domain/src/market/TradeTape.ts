@@ -208,9 +208,8 @@ export class TradeTape {
    * time: the raw trades stay in time order (the later ones move up a slot, so this costs what
    * follows it), each window counts it only if its time falls inside, and its hour's candle takes
    * it in order. The latest price stays the latest trade's. A trade older than raw retention
-   * reaches only the hourly candles (high, low and volume; it opens a new hour, but does not
-   * become an existing hour's open or close, whose trades are no longer known) and the windows'
-   * references it would be.
+   * reaches only the hourly candles (placed by the times of its hour's open and close trades,
+   * CandleHourlySeries.addLate) and the windows' references it would be.
    */
   private appendLate(isSell: boolean): void {
     const time = incomingRow[0]!

@@ -86,6 +86,17 @@ const FLAGS = OPENED_AT + 8
 const CHANGE_MARK = OPENED_AT + 9
 /** Doubles per position. */
 const STRIDE = OPENED_AT + 10
+/**
+ * Positions per chunk of a book: a book's first chunk grows by half until it holds this many, then
+ * the book adds whole chunks and never copies them again (a popular token's thousands of positions
+ * are megabytes: copying them on every growth cost a tenth of the fold, mostly in fresh pages).
+ */
+const CHUNK_SHIFT = 6
+const CHUNK_SLOTS = 1 << CHUNK_SHIFT
+const CHUNK_MASK = CHUNK_SLOTS - 1
+const CHUNK_LENGTH = CHUNK_SLOTS * STRIDE
+/** Where the position at `slot` starts in its chunk (`PositionBook.chunkOf`). */
+const offsetOf = (slot: number): number => (slot & CHUNK_MASK) * STRIDE
 
 // FLAGS bits.
 const EXISTS = 1
@@ -105,12 +116,13 @@ const noAddresses: Array<string | undefined> = []
 /**
  * Every wallet's position in one token, as columns: slot i is the position of the wallet the
  * token's holder book numbered i, so the engine finds a wallet's holder entry and position with one
- * lookup. A position is `STRIDE` doubles in one Float64Array (no object, no BigInt per position):
- * the engine updates it on every trade without leaving anything for the garbage collector.
+ * lookup. A position is `STRIDE` doubles in a Float64Array (no object, no BigInt per position),
+ * `CHUNK_SLOTS` positions per array: the engine updates it on every trade without leaving anything
+ * for the garbage collector.
  * The sums of earlier cycles, which most positions never have, live in a sparse map.
  */
 export class PositionBook {
-  private data = new Float64Array(0)
+  private chunks: Array<Float64Array> = []
   private addresses: Array<string | undefined> = noAddresses
   private earlierBySlot: Map<number, EarlierCycles> | undefined = undefined
   private count = 0
@@ -124,7 +136,9 @@ export class PositionBook {
 
   /** Whether slot `slot` holds a position. */
   has(slot: number): boolean {
-    return slot * STRIDE < this.data.length && (this.data[slot * STRIDE + FLAGS]! & EXISTS) !== 0
+    const chunk = this.chunks[slot >>> CHUNK_SHIFT]
+    const at = offsetOf(slot)
+    return chunk !== undefined && at < chunk.length && (chunk[at + FLAGS]! & EXISTS) !== 0
   }
 
   /**
@@ -132,9 +146,8 @@ export class PositionBook {
    * there is none; true when it was opened now.
    */
   open(slot: number, wallet: string, timestamp: number): boolean {
-    const at = slot * STRIDE
-    if (at >= this.data.length) this.grow(slot + 1)
-    const data = this.data
+    const data = this.room(slot)
+    const at = offsetOf(slot)
     if ((data[at + FLAGS]! & EXISTS) !== 0) return false
     data[at + FLAGS] = EXISTS
     data[at + OPENED_AT] = timestamp
@@ -151,9 +164,10 @@ export class PositionBook {
    * that round (the engine lists each changed position once per round without a set).
    */
   markChanged(slot: number, round: number): boolean {
-    const at = slot * STRIDE + CHANGE_MARK
-    if (this.data[at] === round) return false
-    this.data[at] = round
+    const data = this.chunkOf(slot)
+    const at = offsetOf(slot) + CHANGE_MARK
+    if (data[at] === round) return false
+    data[at] = round
     return true
   }
 
@@ -164,18 +178,23 @@ export class PositionBook {
 
   /** Every open slot, in slot order. */
   *slots(): IterableIterator<number> {
-    const n = this.data.length / STRIDE
-    for (let slot = 0; slot < n; slot++) if ((this.data[slot * STRIDE + FLAGS]! & EXISTS) !== 0) yield slot
+    const chunks = this.chunks
+    for (let c = 0; c < chunks.length; c++) {
+      const chunk = chunks[c]!
+      for (let at = 0; at < chunk.length; at += STRIDE) if ((chunk[at + FLAGS]! & EXISTS) !== 0) yield (c << CHUNK_SHIFT) + at / STRIDE
+    }
   }
 
   /** Approximate bytes held (typed-array backing store plus the per-slot address reference). */
   heapBytes(): number {
-    return 96 + this.data.byteLength + this.addresses.length * 8 + (this.earlierBySlot?.size ?? 0) * 400
+    let bytes = 96 + this.chunks.length * 8 + this.addresses.length * 8 + (this.earlierBySlot?.size ?? 0) * 400
+    for (const chunk of this.chunks) bytes += chunk.byteLength
+    return bytes
   }
 
-  /** @internal the columns, for the apply functions of this module. */
-  columns(): Float64Array {
-    return this.data
+  /** @internal the columns of the chunk holding `slot` (the position starts at `offsetOf(slot)`). */
+  chunkOf(slot: number): Float64Array {
+    return this.chunks[slot >>> CHUNK_SHIFT]!
   }
 
   /** @internal */
@@ -194,11 +213,29 @@ export class PositionBook {
     this.earlierBySlot.set(slot, earlier)
   }
 
-  private grow(slots: number): void {
-    const capacity = Math.max(slots, 4, Math.ceil((this.data.length / STRIDE) * 1.5))
-    const data = new Float64Array(capacity * STRIDE)
-    data.set(this.data)
-    this.data = data
+  /** The chunk for `slot`, made or grown to hold it. */
+  private room(slot: number): Float64Array {
+    const chunks = this.chunks
+    const index = slot >>> CHUNK_SHIFT
+    const chunk = chunks[index]
+    if (chunk !== undefined && offsetOf(slot) < chunk.length) return chunk
+    if (index === 0) {
+      // The first chunk grows by half (most tokens never fill it).
+      const slots = Math.min(CHUNK_SLOTS, Math.max(slot + 1, 4, Math.ceil(((chunk?.length ?? 0) / STRIDE) * 1.5)))
+      return this.replaceFirst(slots)
+    }
+    // Past the first chunk every chunk is whole, and so is every chunk before it.
+    if ((chunks[0]?.length ?? 0) < CHUNK_LENGTH) this.replaceFirst(CHUNK_SLOTS)
+    while (chunks.length <= index) chunks.push(new Float64Array(CHUNK_LENGTH))
+    return chunks[index]!
+  }
+
+  private replaceFirst(slots: number): Float64Array {
+    const grown = new Float64Array(slots * STRIDE)
+    const first = this.chunks[0]
+    if (first !== undefined) grown.set(first)
+    this.chunks[0] = grown
+    return grown
   }
 }
 
@@ -216,10 +253,10 @@ export class PositionState {
   constructor(readonly book: PositionBook, readonly slot: number) {}
 
   private wide(field: number): bigint {
-    return Wide.read(this.book.columns(), this.slot * STRIDE + field)
+    return Wide.read(this.book.chunkOf(this.slot), offsetOf(this.slot) + field)
   }
   private number(field: number): number {
-    return this.book.columns()[this.slot * STRIDE + field]!
+    return this.book.chunkOf(this.slot)[offsetOf(this.slot) + field]!
   }
 
   get wallet(): string {
@@ -287,10 +324,10 @@ export class PositionState {
   }
   /** Average cost of one whole token; changes only when tokens come in, kept after the cycle closes. */
   get avgCostNative(): Fixed.Fixed {
-    return averageCost(this.book.columns(), this.slot * STRIDE, COST_N, AVG_N, this.decimals)
+    return averageCost(this.book.chunkOf(this.slot), offsetOf(this.slot), COST_N, AVG_N, this.decimals)
   }
   get avgCostUsd(): Fixed.Fixed {
-    return averageCost(this.book.columns(), this.slot * STRIDE, COST_U, AVG_U, this.decimals)
+    return averageCost(this.book.chunkOf(this.slot), offsetOf(this.slot), COST_U, AVG_U, this.decimals)
   }
   /** Amount-weighted average market cap of the cycle's buys (sells); meaningful once there is one. */
   get avgEntryMarketCapNative(): Fixed.Fixed {
@@ -511,8 +548,8 @@ const nativeSplit = new Wide.Split()
 const usdSplit = new Wide.Split()
 
 export const applyBuy = (p: PositionState, fill: Fill): void => {
-  const data = p.book.columns()
-  const at = p.slot * STRIDE
+  const data = p.book.chunkOf(p.slot)
+  const at = offsetOf(p.slot)
   const amount = fill.tokenAmount
   if (Wide.isZero(data, at + HOLDINGS)) openCycle(p, data, at, fill.timestamp, false)
   const bought = Wide.read(data, at + BOUGHT)
@@ -539,8 +576,8 @@ export const applyBuy = (p: PositionState, fill: Fill): void => {
 }
 
 export const applySell = (p: PositionState, fill: Fill): void => {
-  const data = p.book.columns()
-  const at = p.slot * STRIDE
+  const data = p.book.chunkOf(p.slot)
+  const at = offsetOf(p.slot)
   const amount = fill.tokenAmount
   // Selling more than we saw arrive: the missing tokens came in unseen (an earlier transfer or
   // history before ours), so they are received without cost first, exactly like a transfer in.
@@ -575,16 +612,16 @@ export const applySell = (p: PositionState, fill: Fill): void => {
 }
 
 export const applyTransferIn = (p: PositionState, amount: bigint, timestamp: number): void => {
-  const data = p.book.columns()
-  const at = p.slot * STRIDE
+  const data = p.book.chunkOf(p.slot)
+  const at = offsetOf(p.slot)
   receiveWithoutCost(p, data, at, amount, timestamp)
   touch(data, at, timestamp)
   closeCycleIfEmpty(data, at, timestamp)
 }
 
 export const applyTransferOut = (p: PositionState, amount: bigint, timestamp: number): void => {
-  const data = p.book.columns()
-  const at = p.slot * STRIDE
+  const data = p.book.chunkOf(p.slot)
+  const at = offsetOf(p.slot)
   // Tokens we never saw arrive cannot leave our books: the move is capped at the holdings.
   const holdings = Wide.read(data, at + HOLDINGS)
   const moved = amount > holdings ? holdings : amount

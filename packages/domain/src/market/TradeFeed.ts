@@ -513,7 +513,7 @@ export class TradeRing {
         left = { late: false, trades }
         if (leavesWithBlock) return left
       }
-    } else if (this.count === this.capacityNow) this.grow()
+    } else if (this.count === this.capacityNow) this.grow() // full below `capacity`
     this.write(this.head, record)
     this.head = (this.head + 1) % this.capacityNow
     if (this.count < this.capacity) this.count++
@@ -620,27 +620,39 @@ export class TradeRing {
     }
   }
 
-  /** Unrolls the ring oldest first into columns twice (at most `capacity`) as large. */
+  /**
+   * Unrolls the ring oldest first into columns twice (at most `capacity`) as large. The ring grows
+   * only when full, so its rows oldest first are two runs (`head` to the end, then the start to
+   * `head`): each column is copied in two slices, not row by row (a view per row cost more than
+   * the copy).
+   */
   private grow(): void {
     const size = Math.min(this.capacity, this.capacityNow * 2)
+    const n = this.capacityNow
     const numbers = new Float64Array(size * N_STRIDE)
     const hashes = new Uint8Array(size * TX_BYTES)
     const refs = new Array<unknown>(size * R_STRIDE)
-    const unusual = this.unusual === undefined ? undefined : new Map<number, UnusualTexts>()
-    for (let i = 0; i < this.count; i++) {
-      const from = this.row(this.count - 1 - i)
-      const texts = this.unusual?.get(from)
-      if (texts !== undefined) unusual!.set(i, texts)
-      numbers.set(this.numbers.subarray(from * N_STRIDE, (from + 1) * N_STRIDE), i * N_STRIDE)
-      hashes.set(this.hashes.subarray(from * TX_BYTES, (from + 1) * TX_BYTES), i * TX_BYTES)
-      for (let k = 0; k < R_STRIDE; k++) refs[i * R_STRIDE + k] = this.refs[from * R_STRIDE + k]
+    const start = this.head // the oldest row of a full ring
+    const firstRun = n - start
+    numbers.set(this.numbers.subarray(start * N_STRIDE))
+    numbers.set(this.numbers.subarray(0, start * N_STRIDE), firstRun * N_STRIDE)
+    hashes.set(this.hashes.subarray(start * TX_BYTES))
+    hashes.set(this.hashes.subarray(0, start * TX_BYTES), firstRun * TX_BYTES)
+    const oldRefs = this.refs
+    for (let i = 0; i < n; i++) {
+      const from = ((start + i) % n) * R_STRIDE
+      for (let k = 0; k < R_STRIDE; k++) refs[i * R_STRIDE + k] = oldRefs[from + k]
+    }
+    if (this.unusual !== undefined) {
+      const unusual = new Map<number, UnusualTexts>()
+      for (const [row, texts] of this.unusual) unusual.set((row - start + n) % n, texts)
+      this.unusual = unusual
     }
     this.numbers = numbers
     this.hashes = hashes
     this.refs = refs
-    this.unusual = unusual
     this.capacityNow = size
-    this.head = this.count % size
+    this.head = n % size
   }
 
   private write(row: number, r: TradeRecord): void {

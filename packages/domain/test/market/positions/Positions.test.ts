@@ -575,3 +575,30 @@ describe("Positions average entry and exit market caps", () => {
     )
   })
 })
+
+describe("PositionBook", () => {
+  it("keeps every position whatever the order slots open in: across the growth of its first chunk and past it", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 300 }), { minLength: 1, maxLength: 200 }), (slots) => {
+        const book = new Positions.PositionBook("solana", "Tok1", DECIMALS)
+        slots.forEach((slot, i) => {
+          expect(book.open(slot, `Wal${slot}`, 1_000 + i)).toBe(true)
+          Positions.applyBuy(book.at(slot), fill({ amount: tokens(slot + 1), native: String(slot + 1), at: 1_000 + i }))
+          // every position opened so far still holds what it bought, whichever chunk it is in
+          for (const earlier of slots.slice(0, i + 1)) expect(book.at(earlier).holdings).toBe(tokens(earlier + 1))
+        })
+        expect(book.open(slots[0]!, "Wal-again", 9_999)).toBe(false)
+        expect([...book.slots()]).toEqual([...slots].sort((a, b) => a - b))
+        for (let slot = 0; slot <= 301; slot++) expect(book.has(slot)).toBe(slots.includes(slot))
+        expect(book.size).toBe(slots.length)
+        for (const slot of slots) {
+          const position = book.at(slot)
+          expect(position.wallet).toBe(`Wal${slot}`)
+          expect(position.buyCount).toBe(1)
+          expect(position.investedNative).toBe(f(String(slot + 1)))
+        }
+      }),
+      { numRuns: 30 }
+    )
+  })
+})

@@ -64,6 +64,11 @@ export class Connection {
   private writtenFrames = 0
   private waitingDrain = false
   private subscriptionSeq = 0
+  /**
+   * Called once when the connection closes, from the server's decision to close it (4008, 4001,
+   * 1001, a dead peer) or from its socket closing: its key's connection slot is free from then on.
+   */
+  onClosed: ((connection: Connection) => void) | undefined = undefined
 
   constructor(
     readonly ws: WebSocket,
@@ -180,6 +185,7 @@ export class Connection {
     this.closed = true
     this.queue.clear()
     this.owner.dropConnection(this)
+    this.onClosed?.(this)
   }
 
   private overflow(): void {

@@ -185,6 +185,7 @@ export class StreamServer {
     this.nextPingSlot = (this.nextPingSlot + 1) % pingSlots
     ws[connectionOf] = connection
     slots.connections.add(connection)
+    connection.onClosed = this.releaseSlot
     this.hub.addConnection(connection)
     ws.on("message", onMessage)
     ws.on("pong", onPong)
@@ -197,6 +198,14 @@ export class StreamServer {
   /** @internal called when a connection's socket has closed. */
   connectionClosed(connection: Connection): void {
     connection.markClosed()
+  }
+
+  /**
+   * A connection counts against its key until it closes: when the server decides to close it (its
+   * close frame may wait behind a stalled reader's full buffer until ws gives up, 30 s later) or
+   * when its socket closes, whichever comes first.
+   */
+  private readonly releaseSlot = (connection: Connection): void => {
     const slots = this.keys.get(connection.keyId)
     if (slots !== undefined && slots.connections.delete(connection)) this.releaseKey(connection.keyId, slots)
   }
@@ -337,11 +346,7 @@ export class StreamServer {
         usable = undefined
       }
       if (usable !== false) continue
-      for (const connection of [...slots.connections]) {
-        connection.close(CloseCode.keyRevoked, "the API key was revoked or has expired")
-        slots.connections.delete(connection)
-      }
-      this.releaseKey(keyId, slots)
+      for (const connection of [...slots.connections]) connection.close(CloseCode.keyRevoked, "the API key was revoked or has expired")
     }
   }
 

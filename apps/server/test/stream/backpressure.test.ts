@@ -1,18 +1,20 @@
 /**
  * A reader that stops reading is closed with 4008 once more than 1,024 frames are unsent; the
- * server never holds more than that for it, and a fast reader on the same updates gets them all.
+ * server never holds more than that for it, a fast reader on the same updates gets them all, and
+ * the closed reader's connection stops counting against its key at once (not when its stalled
+ * socket finally closes).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { Socket } from "node:net"
 import { simulatedMarket } from "../http/support/ReadApi.js"
 import type { StreamApi } from "./support/StreamClient.js"
-import { open, startStreamApi } from "./support/StreamClient.js"
+import { connect, open, startStreamApi } from "./support/StreamClient.js"
 
 describe("stream backpressure", () => {
   const sim = simulatedMarket({ minutes: 3, seed: 9, tradesPerSecond: 100 })
   let api: StreamApi
   beforeAll(async () => {
-    api = await startStreamApi({ market: sim.market })
+    api = await startStreamApi({ market: sim.market, streamLimits: { connectionsPerKey: 3 } })
   })
   afterAll(async () => {
     await api.close()
@@ -39,6 +41,12 @@ describe("stream backpressure", () => {
     }
     expect(api.stream.connectionCount).toBe(1)
     expect(maxUnsent).toBeLessThanOrEqual(1_024)
+    // Still stalled (its close frame waits behind its full buffer), it no longer holds a slot:
+    // with 3 per key and only the fast reader open, two more connect and a third is refused.
+    const others = [await open(api.wsUrl), await open(api.wsUrl)]
+    const refused = await connect(api.wsUrl)
+    expect("status" in refused ? refused.status : "opened").toBe(429)
+    for (const other of others) other.ws.terminate()
     ;(slow.ws as unknown as { _socket: Socket })._socket.resume()
     expect(await slow.closed).toBe(4008)
 

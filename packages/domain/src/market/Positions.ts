@@ -87,7 +87,7 @@ const CHANGE_MARK = OPENED_AT + 9
 /** Doubles per position. */
 const STRIDE = OPENED_AT + 10
 /**
- * Positions per chunk of a book: a book's first chunk grows by half until it holds this many, then
+ * Positions per chunk of a book: a book's first chunk doubles until it holds this many, then
  * the book adds whole chunks and never copies them again (a popular token's thousands of positions
  * are megabytes: copying them on every growth cost a tenth of the fold, mostly in fresh pages).
  */
@@ -220,8 +220,8 @@ export class PositionBook {
     const chunk = chunks[index]
     if (chunk !== undefined && offsetOf(slot) < chunk.length) return chunk
     if (index === 0) {
-      // The first chunk grows by half (most tokens never fill it).
-      const slots = Math.min(CHUNK_SLOTS, Math.max(slot + 1, 4, Math.ceil(((chunk?.length ?? 0) / STRIDE) * 1.5)))
+      // The first chunk doubles (4, 8, 16, 32, 64 positions; most tokens never fill it).
+      const slots = Math.min(CHUNK_SLOTS, Math.max(slot + 1, 4, ((chunk?.length ?? 0) / STRIDE) * 2))
       return this.replaceFirst(slots)
     }
     // Past the first chunk every chunk is whole, and so is every chunk before it.

@@ -354,6 +354,8 @@ const TX_BYTES = 88
 const R_CONTEXT = 0
 const R_TRADER = 1
 const R_STRIDE = 2
+/** Bytes of one row's numbers and hash (one buffer holds both columns). */
+const ROW_BYTES = N_STRIDE * 8 + TX_BYTES
 
 const ID_DIGITS = 11
 const idPattern = /^t[0-9a-z]{22}$/
@@ -465,8 +467,9 @@ export class TradeRing {
 
   constructor(private readonly capacity: number, initial = Math.min(capacity, 8), private readonly evictBlock = 0) {
     this.capacityNow = initial
-    this.numbers = new Float64Array(initial * N_STRIDE)
-    this.hashes = new Uint8Array(initial * TX_BYTES)
+    const buffer = new ArrayBuffer(initial * ROW_BYTES)
+    this.numbers = new Float64Array(buffer, 0, initial * N_STRIDE)
+    this.hashes = new Uint8Array(buffer, initial * N_STRIDE * 8, initial * TX_BYTES)
     this.refs = new Array(initial * R_STRIDE)
   }
 
@@ -629,8 +632,10 @@ export class TradeRing {
   private grow(): void {
     const size = Math.min(this.capacity, this.capacityNow * 2)
     const n = this.capacityNow
-    const numbers = new Float64Array(size * N_STRIDE)
-    const hashes = new Uint8Array(size * TX_BYTES)
+    // One backing store for both columns (a typed-array allocation costs more than its bytes).
+    const buffer = new ArrayBuffer(size * ROW_BYTES)
+    const numbers = new Float64Array(buffer, 0, size * N_STRIDE)
+    const hashes = new Uint8Array(buffer, size * N_STRIDE * 8, size * TX_BYTES)
     const refs = new Array<unknown>(size * R_STRIDE)
     const start = this.head // the oldest row of a full ring
     const firstRun = n - start

@@ -61,6 +61,8 @@ export const defaultHourlyRetainMs = 400 * 24 * 60 * minute
 const VALUE_STRIDE = 5
 const VOLUME_STRIDE = 4
 const minimumCapacity = 8
+/** Bytes per raw trade: its values, volume words and side. */
+const RAW_BYTES = VALUE_STRIDE * 8 + VOLUME_STRIDE * 4 + 1
 const noValues = new Float64Array(0)
 const noVolumes = new Uint32Array(0)
 const noSides = new Uint8Array(0)
@@ -538,9 +540,12 @@ export class TradeTape {
   private reallocateRaw(capacity: number): void {
     const from = this.headSeq - this.baseSeq
     const to = this.endSeq - this.baseSeq
-    const values = new Float64Array(capacity * VALUE_STRIDE)
-    const volumes = new Uint32Array(capacity * VOLUME_STRIDE)
-    const sides = new Uint8Array(capacity)
+    // One backing store for the three columns: each typed-array allocation of its own costs more
+    // than its bytes (a store, its bookkeeping and its sweep), and every token's tape grows.
+    const buffer = new ArrayBuffer(capacity * RAW_BYTES)
+    const values = new Float64Array(buffer, 0, capacity * VALUE_STRIDE)
+    const volumes = new Uint32Array(buffer, capacity * VALUE_STRIDE * 8, capacity * VOLUME_STRIDE)
+    const sides = new Uint8Array(buffer, capacity * (VALUE_STRIDE * 8 + VOLUME_STRIDE * 4), capacity)
     values.set(this.values.subarray(from * VALUE_STRIDE, to * VALUE_STRIDE))
     volumes.set(this.volumes.subarray(from * VOLUME_STRIDE, to * VOLUME_STRIDE))
     sides.set(this.sides.subarray(from, to))

@@ -5,11 +5,11 @@
  * what only HTTP knows (a bad query string, a malformed body, a refused credential).
  */
 import { Data } from "effect"
-import type { FieldError } from "@spot/domain"
+import type { ErrorCode, FieldError } from "@spot/domain"
 
 export class ApiError extends Data.TaggedError("ApiError")<{
   readonly status: number
-  readonly code: string
+  readonly code: ErrorCode
   readonly message: string
   readonly details?: unknown
   /** Headers of this refusal itself (e.g. `connection: close`). */

@@ -12,6 +12,7 @@ import { Context, Effect, Exit, Schema, SchemaIssue, SchemaParser } from "effect
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { FieldError } from "@spot/domain"
 import { ApiError } from "./ApiError.js"
+import * as HttpText from "./HttpText.js"
 import * as RequestBody from "./RequestBody.js"
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
@@ -164,10 +165,11 @@ interface PlainField {
 
 /**
  * The fields of a struct whose every field is a plain string (no check, no transformation,
- * optional or not), else undefined. Such a struct decodes a record of strings to the same values
- * under its declared keys, so when every declared value is a string (and, strict, no other key is
- * there) the schema run can be skipped with the same result. Anything else still goes through
- * the schema, which names each problem. Path parameters are always strings: the token read is hot.
+ * optional or not) or a string passed on as sent (`HttpText.documentedAs`), else undefined. Such a
+ * struct decodes a record of strings to the same values under its declared keys, so when every
+ * declared value is a string (and, strict, no other key is there) the schema run can be skipped
+ * with the same result. Anything else still goes through the schema, which names each problem.
+ * Path parameters are always strings: the token read is hot.
  */
 const plainStringFields = (schema: Schema.Top): ReadonlyArray<PlainField> | undefined => {
   const ast = schema.ast as {
@@ -182,7 +184,9 @@ const plainStringFields = (schema: Schema.Top): ReadonlyArray<PlainField> | unde
   if (ast.indexSignatures === undefined || ast.indexSignatures.length > 0 || ast.propertySignatures === undefined) return undefined
   const fields: Array<PlainField> = []
   for (const { name, type } of ast.propertySignatures) {
-    if (typeof name !== "string" || type._tag !== "String" || type.checks !== undefined || type.encoding !== undefined) return undefined
+    if (typeof name !== "string" || type.encoding !== undefined) return undefined
+    const plainString = type._tag === "String" && type.checks === undefined
+    if (!plainString && !HttpText.isPassedAsSent(type)) return undefined
     fields.push({ name, optional: type.context?.isOptional === true })
   }
   return fields

@@ -9,10 +9,11 @@ import { HttpApiSchema } from "effect/http-api"
 import { ErrorEnvelope } from "@spot/domain"
 import type { ErrorCode, FieldError } from "@spot/domain"
 import { ApiError } from "./ApiError.js"
+import * as HttpText from "./HttpText.js"
 
 export interface WireError {
   readonly status: number
-  readonly code: ErrorCode | (string & {})
+  readonly code: ErrorCode
   readonly message: string
   readonly details?: unknown
   /** Headers the refusal itself carries (added to the per-request ones). */
@@ -158,24 +159,55 @@ export const fromCause = (cause: Cause.Cause<unknown>): { readonly wire: WireErr
 }
 
 /**
+ * Response headers as PlatformMiddleware sends them (spec "Limits", response headers), for the
+ * contract: every response carries `X-Request-ID`, every `/v1` response (every operation of the
+ * contract) `X-RateLimit-Remaining`, every 429 `Retry-After`, every 401 `WWW-Authenticate`.
+ */
+export const responseHeaders = {
+  requestId: Schema.String.annotate({
+    description: "Trace ID: the request's own X-Request-ID when it sent 1-128 visible ASCII characters, else a generated UUID"
+  }),
+  rateLimitRemaining: HttpText.documentedAs({ type: "integer", minimum: 0 }).annotate({
+    description:
+      "Requests left in the current window: the key's budget once the key is accepted; the IP's budget for a 401, an IP-limit 429, or a 503 where the key could not be checked"
+  }),
+  retryAfter: HttpText.documentedAs({ type: "integer", minimum: 1 }).annotate({ description: "Whole seconds to wait; never 0" }),
+  wwwAuthenticate: HttpText.documentedAs({ type: "string", enum: ["Bearer"] }).annotate({ description: "The accepted scheme" })
+}
+
+/** The headers of every response of the contract (all of it is under `/v1`). */
+export const everyResponseHeaders = {
+  "X-Request-ID": responseHeaders.requestId,
+  "X-RateLimit-Remaining": responseHeaders.rateLimitRemaining
+}
+
+/** A success body of the contract with the headers every response carries. */
+export const withResponseHeaders = <S extends Schema.Top>(body: S) => HttpApiSchema.WithHeaders(body, everyResponseHeaders)
+
+/** The envelope answered with `status`, its headers, and what the status means here. */
+const errorResponse = (status: number, description: string, headers: Schema.Struct.Fields = {}) =>
+  HttpApiSchema.WithHeaders(ErrorEnvelope.pipe(HttpApiSchema.status(status)), { ...everyResponseHeaders, ...headers })
+    .annotate({ description })
+
+/**
  * Error schemas for the HttpApi contract (OpenAPI only): the envelope itself, with the status the
- * code is sent with. The served bodies come from `toResponse`, which produces exactly this shape.
+ * code is sent with and the headers. The served bodies come from `toResponse`, which produces
+ * exactly this shape.
  */
 export const contractErrors = {
-  badRequest: ErrorEnvelope.pipe(HttpApiSchema.status(400)).annotate({
-    description: "VALIDATION_ERROR (details: [{field, message}]) or UNSUPPORTED_CHAIN"
+  badRequest: errorResponse(
+    400,
+    "VALIDATION_ERROR (details: [{field, message}], one per invalid field) or UNSUPPORTED_CHAIN (details: [{field, message}] naming the field with the slug)"
+  ),
+  unauthorized: errorResponse(401, "UNAUTHORIZED: key missing, malformed, unknown, revoked or expired", {
+    "WWW-Authenticate": responseHeaders.wwwAuthenticate
   }),
-  unauthorized: ErrorEnvelope.pipe(HttpApiSchema.status(401)).annotate({
-    description: "UNAUTHORIZED: key missing, malformed, unknown, revoked or expired"
+  notFound: errorResponse(404, "NOT_FOUND"),
+  rateLimited: errorResponse(429, "RATE_LIMITED: the key's or the IP's request budget is spent; wait Retry-After seconds", {
+    "Retry-After": responseHeaders.retryAfter
   }),
-  notFound: ErrorEnvelope.pipe(HttpApiSchema.status(404)).annotate({ description: "NOT_FOUND" }),
-  rateLimited: ErrorEnvelope.pipe(HttpApiSchema.status(429)).annotate({
-    description: "RATE_LIMITED; Retry-After gives whole seconds to wait"
-  }),
-  internal: ErrorEnvelope.pipe(HttpApiSchema.status(500)).annotate({ description: "INTERNAL_ERROR" }),
-  unavailable: ErrorEnvelope.pipe(HttpApiSchema.status(503)).annotate({
-    description: "SERVICE_UNAVAILABLE: a dependency is down or the key could not be checked; retry with backoff"
-  })
+  internal: errorResponse(500, "INTERNAL_ERROR"),
+  unavailable: errorResponse(503, "SERVICE_UNAVAILABLE: a dependency is down or the key could not be checked; retry with backoff")
 } satisfies Record<string, Schema.Top>
 
 /** The errors every `/v1` endpoint can answer with. */

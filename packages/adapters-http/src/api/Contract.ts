@@ -5,26 +5,26 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CandlesResponse, DiscoveryRequest, DiscoveryResponse, PositionsPage, Token, TradePage } from "@spot/domain"
 import { BearerAuth } from "../ContractSecurity.js"
-import { commonContractErrors, contractErrors } from "../ErrorResponses.js"
+import { commonContractErrors, contractErrors, withResponseHeaders } from "../ErrorResponses.js"
 import { IdentityTradesParams, OhlcvParams, PositionsParams, TokenPathParams, TokenTradesParams } from "./Params.js"
 
 const tokens = HttpApiGroup.make("tokens")
   .add(
     HttpApiEndpoint.get("getToken", "/v1/tokens/:chain/:address", {
       params: TokenPathParams.fields,
-      success: Token,
+      success: withResponseHeaders(Token),
       error: [...commonContractErrors, contractErrors.notFound]
     }),
     HttpApiEndpoint.get("getCandles", "/v1/tokens/:chain/:address/ohlcv", {
       params: TokenPathParams.fields,
       query: OhlcvParams.fields,
-      success: CandlesResponse,
+      success: withResponseHeaders(CandlesResponse),
       error: [...commonContractErrors]
     }),
     HttpApiEndpoint.get("getTokenTrades", "/v1/tokens/:chain/:address/trades", {
       params: TokenPathParams.fields,
       query: TokenTradesParams.fields,
-      success: TradePage,
+      success: withResponseHeaders(TradePage),
       error: [...commonContractErrors]
     })
   )
@@ -34,7 +34,7 @@ const trades = HttpApiGroup.make("trades")
   .add(
     HttpApiEndpoint.get("getIdentityTrades", "/v1/trades", {
       query: IdentityTradesParams.fields,
-      success: TradePage,
+      success: withResponseHeaders(TradePage),
       error: [...commonContractErrors]
     })
   )
@@ -44,7 +44,7 @@ const positions = HttpApiGroup.make("positions")
   .add(
     HttpApiEndpoint.get("getPositions", "/v1/positions", {
       query: PositionsParams.fields,
-      success: PositionsPage,
+      success: withResponseHeaders(PositionsPage),
       error: [...commonContractErrors]
     })
   )
@@ -54,7 +54,7 @@ const discovery = HttpApiGroup.make("discovery")
   .add(
     HttpApiEndpoint.post("discover", "/v1/discovery", {
       payload: DiscoveryRequest,
-      success: DiscoveryResponse,
+      success: withResponseHeaders(DiscoveryResponse),
       error: [...commonContractErrors]
     })
   )

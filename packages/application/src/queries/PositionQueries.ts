@@ -24,7 +24,8 @@ export const positionsParameters = [
 ] as const
 
 export const maxWallets = 100
-const sortFields = ["value", "pnl", "pnlPct", "openedAt", "closedAt"] as const
+export const lifecycles = ["open", "closed"] as const
+export const sortFields = ["value", "pnl", "pnlPct", "openedAt", "closedAt"] as const
 
 export const positions = Effect.fnUntraced(function*(params: Readonly<Record<string, string | undefined>>) {
   const issues = new Issues()
@@ -42,7 +43,7 @@ export const positions = Effect.fnUntraced(function*(params: Readonly<Record<str
     if (!Chain.looksLikeAddress(wallet)) issues.add("wallets", `${wallet} is not a wallet address`)
   }
   const chains = issues.chainList("chains", params.chains)
-  const lifecycle = issues.oneOf("lifecycle", params.lifecycle, ["open", "closed"] as const, "open")
+  const lifecycle = issues.oneOf("lifecycle", params.lifecycle, lifecycles, "open")
   const hideLowLiquidity = issues.boolean("hideLowLiquidity", params.hideLowLiquidity, true)
   const hideDust = issues.boolean("hideDust", params.hideDust, false)
   const hideTransfers = issues.boolean("hideTransfers", params.hideTransfers, false)

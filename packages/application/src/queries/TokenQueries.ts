@@ -43,6 +43,8 @@ export const getToken = Effect.fnUntraced(function*(path: TokenPath, params: Rea
 })
 
 export const ohlcvParameters = ["timeframe", "metric", "denomination", "countBack", "from", "to"] as const
+export const candleMetrics = ["price", "marketCap"] as const
+export const candleDenominations = ["usd", "native"] as const
 
 /**
  * Candles oldest first (spec "GET .../ohlcv" rules 1-4). `from`/`to` are integer Unix ms, `to`
@@ -54,8 +56,8 @@ export const getCandles = Effect.fnUntraced(function*(path: TokenPath, params: R
   const address = issues.address("address", chain, path.address)
   refuseUnknown(issues, params, ohlcvParameters)
   const timeframe = issues.oneOf("timeframe", params.timeframe, Candles.timeframes, "1m")
-  const metric = issues.oneOf("metric", params.metric, ["price", "marketCap"] as const, "marketCap")
-  const denomination = issues.oneOf("denomination", params.denomination, ["usd", "native"] as const, "usd")
+  const metric = issues.oneOf("metric", params.metric, candleMetrics, "marketCap")
+  const denomination = issues.oneOf("denomination", params.denomination, candleDenominations, "usd")
   const countBack = issues.integer("countBack", params.countBack, 1)
   if (countBack !== undefined && countBack > maxCandleCount) {
     issues.add("countBack", `countBack is at most ${maxCandleCount}: page further back with to set to the oldest candle's time`)

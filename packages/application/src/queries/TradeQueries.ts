@@ -105,12 +105,13 @@ export const tokenTrades = Effect.fnUntraced(function*(path: TokenPath, params: 
 })
 
 export const identityTradesParameters = ["identity", "chains", "limit", "cursor"] as const
+export const identities = ["kol", "partnerscan"] as const
 
 /** Recent trades of one identity feed across every token, newest first. */
 export const identityTrades = Effect.fnUntraced(function*(params: Readonly<Record<string, string | undefined>>) {
   const issues = new Issues()
   refuseUnknown(issues, params, identityTradesParameters)
-  const identity = issues.oneOf("identity", params.identity, ["kol", "partnerscan"] as const)
+  const identity = issues.oneOf("identity", params.identity, identities)
   const chains = issues.chainList("chains", params.chains)
   const limit = issues.limit("limit", params.limit, defaultTradeLimit, maxTradeLimit)
   const secret = yield* CursorSecret

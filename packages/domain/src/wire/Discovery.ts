@@ -3,8 +3,8 @@
  * column configs and filters, and the ranked response.
  *
  * Decoding rules that are deliberately left to the use case, so it can report the field path:
- * - `chains` is any string array here; unknown slugs must produce `UNSUPPORTED_CHAIN`, not a
- *   schema failure. Empty `chains` and "no column named" are also checked by the use case.
+ * - `chains` is a non-empty string array here; unknown slugs must produce `UNSUPPORTED_CHAIN`, not
+ *   a schema failure. "No column named" is checked by the use case.
  * - `limit` is any integer, however large (`1e30` and `1e400` included: `Schema.Int` would refuse
  *   what is past 2^53); it is clamped to 1-100, never refused. Count bounds take any non-negative
  *   integer alike. A fraction is not an integer: refused as a type error.
@@ -13,6 +13,7 @@
  *   (`onExcessProperty: "ignore"`), so they never reach the use case.
  */
 import { Schema, SchemaGetter } from "effect"
+import { DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT } from "../discovery/Discovery.js"
 import { ChainSlug, DecimalString, SortOrder } from "./Common.js"
 import { Token } from "./Token.js"
 
@@ -39,13 +40,25 @@ export const DiscoverySortBy = Schema.Literals([
 ]).annotate({ identifier: "DiscoverySortBy", description: "Field to rank on" })
 export type DiscoverySortBy = typeof DiscoverySortBy.Type
 
-/** Inclusive range of integers >= 0; each bound optional (absent is unbounded). */
+/**
+ * A JSON number as the body's parser gives it: a literal past a double's range (`1e400`) reads as
+ * Infinity; a string is refused. The body is decoded as parsed, so this is its own JSON form
+ * (`toCodecJson` answers undefined). `Schema.Number` is not: its JSON codec, which HttpApi's
+ * OpenAPI generator documents, also admits the strings "Infinity", "-Infinity" and "NaN", which
+ * this server refuses.
+ */
+const ParsedJsonNumber = Schema.declare((u: unknown): u is number => typeof u === "number" && !Number.isNaN(u), {
+  expected: "number",
+  toCodecJson: () => undefined
+})
+
 /**
  * Any integer-valued JSON number, of any magnitude: `Schema.Int` would refuse what is past 2^53
  * (`1e30`), and a literal past a double's range (`1e400`) reads as Infinity, still a whole number
- * as written. Limits are clamped and bounds compared, so none is out of range.
+ * as written. Limits are clamped and bounds compared, so none is out of range. Documented as
+ * `type: integer` (a JSON literal such as 1e400 is an integer in JSON Schema's sense too).
  */
-const AnyInteger = Schema.Number.check(
+const AnyInteger = ParsedJsonNumber.check(
   Schema.makeFilter((n: number) => Number.isInteger(n) || n === Infinity || n === -Infinity, {
     expected: "an integer",
     toJsonSchema: () => ({ type: "integer" })
@@ -169,7 +182,12 @@ export type DiscoveryFilters = typeof DiscoveryFilters.Type
 export const ColumnConfig = Schema.Struct({
   sortBy: describedKey(DiscoverySortBy, "Field to rank on; defaults per column"),
   order: describedKey(SortOrder, "Rank direction; default desc"),
-  limit: described(AnyInteger, "Entries to return; default 20; any integer, clamped to 1-100, never refused"),
+  limit: Schema.optionalKey(
+    AnyInteger.annotate({
+      description: `Entries to return; any integer, clamped to ${MIN_LIMIT}-${MAX_LIMIT}, never refused`,
+      default: DEFAULT_LIMIT
+    })
+  ),
   filters: Schema.optionalKey(DiscoveryFilters)
 }).annotate({ identifier: "ColumnConfig", description: "One requested discovery column; `{}` requests defaults" })
 export type ColumnConfig = typeof ColumnConfig.Type
@@ -179,9 +197,9 @@ const columnKey = Schema.optionalKey(
 )
 
 export const DiscoveryRequest = Schema.Struct({
-  chains: Schema.Array(Schema.String).annotate({
+  chains: Schema.Array(Schema.String).check(Schema.isMinLength(1, { message: "chains names no chain: send one or more chain slugs" })).annotate({
     description:
-      "Chain slugs, one or more; each column ranks tokens of all of them as one mixed set; a repeated slug is read once"
+      "Chain slugs (solana, base, bsc, robinhood, arc), one or more; each column ranks tokens of all of them as one mixed set; a repeated slug is read once; an unsupported slug is refused with UNSUPPORTED_CHAIN"
   }),
   newPairs: columnKey,
   graduating: columnKey,

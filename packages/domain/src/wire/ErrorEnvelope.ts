@@ -1,10 +1,15 @@
 /**
  * The error body (spec "Errors"): every error response body is exactly
- * `{error: {code, message, details?}}`; the stream's `error` frame carries the same inner object.
+ * `{error: {code, message, details?}}`; the stream's `error` frame carries the same inner object,
+ * whose `details` can also be the subscription cap (`StreamErrorBody`).
  */
 import { Schema } from "effect"
+import { Count } from "./Common.js"
 
-/** Codes the service publishes (append-only). The wire field `code` stays an open string. */
+/**
+ * Codes the service publishes (append-only: a published code is never renamed or removed). The
+ * server sends no other code; a client meeting one it does not know falls back on the HTTP status.
+ */
 export const errorCodes = [
   "UNAUTHORIZED",
   "VALIDATION_ERROR",
@@ -44,23 +49,48 @@ export type FieldError = typeof FieldError.Type
 /** `details` of a `VALIDATION_ERROR`. */
 export const ValidationErrorDetails = Schema.Array(FieldError).annotate({
   identifier: "ValidationErrorDetails",
-  description: "details of VALIDATION_ERROR: one entry per invalid field"
+  description: "details of VALIDATION_ERROR and UNSUPPORTED_CHAIN: one entry per invalid field"
 })
 export type ValidationErrorDetails = typeof ValidationErrorDetails.Type
 
+/** `details` of a stream `RATE_LIMITED` error frame refusing a subscribe over the per-connection cap. */
+export const SubscriptionLimitDetails = Schema.Struct({
+  limit: Count.annotateKey({ description: "Subscriptions one connection may hold" })
+}).annotate({
+  identifier: "SubscriptionLimitDetails",
+  description: "details of the stream's RATE_LIMITED error frame refusing a subscribe: the per-connection cap"
+})
+export type SubscriptionLimitDetails = typeof SubscriptionLimitDetails.Type
+
+const errorCodeField = ErrorCode.annotateKey({
+  description: "Stable machine-readable code; clients switch on it, never on message"
+})
+
+const errorMessageField = Schema.String.annotate({
+  description: "Human-readable: what happened, then what to do next if actionable"
+})
+
+/** The inner object of a REST error body. */
 export const ErrorBody = Schema.Struct({
-  code: Schema.String.annotate({
+  code: errorCodeField,
+  message: errorMessageField,
+  details: Schema.optionalKey(ValidationErrorDetails).annotateKey({
     description:
-      "Stable machine-readable code (see ErrorCode; open set); clients switch on it, never on message"
-  }),
-  message: Schema.String.annotate({
-    description: "Human-readable: what happened, then what to do next if actionable"
-  }),
-  details: Schema.optionalKey(
-    Schema.Unknown.annotate({ description: "Shape fixed per code; for VALIDATION_ERROR an array of {field, message}" })
-  )
+      "Sent with VALIDATION_ERROR and UNSUPPORTED_CHAIN: one {field, message} per offending field or parameter; absent with every other code"
+  })
 }).annotate({ identifier: "ErrorBody", description: "What went wrong" })
 export type ErrorBody = typeof ErrorBody.Type
+
+/** The inner object of the stream's `error` frame: as {@link ErrorBody}, plus the subscription cap. */
+export const StreamErrorBody = Schema.Struct({
+  code: errorCodeField,
+  message: errorMessageField,
+  details: Schema.optionalKey(Schema.Union([ValidationErrorDetails, SubscriptionLimitDetails])).annotateKey({
+    description:
+      "VALIDATION_ERROR and UNSUPPORTED_CHAIN: one {field, message} per offending field; RATE_LIMITED refusing a subscribe: {limit}; absent otherwise"
+  })
+}).annotate({ identifier: "StreamErrorBody", description: "What went wrong with a client frame" })
+export type StreamErrorBody = typeof StreamErrorBody.Type
 
 export const ErrorEnvelope = Schema.Struct({
   error: ErrorBody

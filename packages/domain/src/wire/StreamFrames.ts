@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { TimestampMs } from "./Common.js"
-import { ErrorBody } from "./ErrorEnvelope.js"
+import { StreamErrorBody } from "./ErrorEnvelope.js"
 
 export const StreamChannel = Schema.Literals(["spot.tokens", "spot.candles", "spot.trades", "spot.positions"]).annotate({
   identifier: "StreamChannel",
@@ -87,7 +87,7 @@ export type PongFrame = typeof PongFrame.Type
 export const ErrorFrame = Schema.Struct({
   type: Schema.Literal("error"),
   id: echoedId,
-  error: ErrorBody
+  error: StreamErrorBody
 }).annotate({ identifier: "ErrorFrame", description: "A client frame was refused, such as a subscribe" })
 export type ErrorFrame = typeof ErrorFrame.Type
 

@@ -261,8 +261,14 @@ describe("wire: complete samples decode", () => {
     expect(Schema.decodeUnknownSync(ClientFrame)({ action: "ping" })).toEqual({ action: "ping" })
     const errorFrame = { type: "error", id: "1", error: { code: "VALIDATION_ERROR", message: "bad", details: [{ field: "chain", message: "missing" }] } }
     expect(Schema.decodeUnknownSync(ServerFrame)(errorFrame)).toEqual(errorFrame)
-    expect(Schema.decodeUnknownSync(ErrorEnvelope)({ error: { code: "SOME_FUTURE_CODE", message: "x" } }))
-      .toEqual({ error: { code: "SOME_FUTURE_CODE", message: "x" } })
+    const capFrame = { type: "error", id: "2", error: { code: "RATE_LIMITED", message: "cap", details: { limit: 100 } } }
+    expect(Schema.decodeUnknownSync(ServerFrame)(capFrame)).toEqual(capFrame)
+    const unsupported = { error: { code: "UNSUPPORTED_CHAIN", message: "x", details: [{ field: "chain", message: "unsupported chain \"eth\"" }] } }
+    expect(Schema.decodeUnknownSync(ErrorEnvelope)(unsupported)).toEqual(unsupported)
+    // The server sends only the codes it publishes (the document lists them as an enum); a REST
+    // body's details are always [{field, message}].
+    expect(refused(ErrorEnvelope, { error: { code: "SOME_FUTURE_CODE", message: "x" } })).toBe(true)
+    expect(refused(ErrorEnvelope, { error: { code: "RATE_LIMITED", message: "x", details: { limit: 100 } } })).toBe(true)
   })
 })
 

@@ -62,8 +62,14 @@ export const SubscriptionLimitDetails = Schema.Struct({
 })
 export type SubscriptionLimitDetails = typeof SubscriptionLimitDetails.Type
 
-const errorCodeField = ErrorCode.annotateKey({
-  description: "Stable machine-readable code; clients switch on it, never on message"
+/**
+ * The wire field `code`: one of the published codes (the document lists them, `ErrorCode`) or any
+ * later one. Codes are append-only and a client meeting an unknown code falls back on the HTTP
+ * status (spec), so a decoder built from this schema (or from the document) must accept a code
+ * added after it was made. The server itself sends only `ErrorCode`s (`ApiError.code` is typed so).
+ */
+const errorCodeField = Schema.Union([ErrorCode, Schema.String]).annotateKey({
+  description: "Stable machine-readable code, one of ErrorCode today (append-only: an unknown code falls back on the HTTP status); clients switch on it, never on message"
 })
 
 const errorMessageField = Schema.String.annotate({

@@ -265,9 +265,10 @@ describe("wire: complete samples decode", () => {
     expect(Schema.decodeUnknownSync(ServerFrame)(capFrame)).toEqual(capFrame)
     const unsupported = { error: { code: "UNSUPPORTED_CHAIN", message: "x", details: [{ field: "chain", message: "unsupported chain \"eth\"" }] } }
     expect(Schema.decodeUnknownSync(ErrorEnvelope)(unsupported)).toEqual(unsupported)
-    // The server sends only the codes it publishes (the document lists them as an enum); a REST
-    // body's details are always [{field, message}].
-    expect(refused(ErrorEnvelope, { error: { code: "SOME_FUTURE_CODE", message: "x" } })).toBe(true)
+    // Codes are append-only: a code added later still decodes (a client falls back on the HTTP
+    // status); a REST body's details are always [{field, message}].
+    expect(refused(ErrorEnvelope, { error: { code: "SOME_FUTURE_CODE", message: "x" } })).toBe(false)
+    expect(refused(ErrorEnvelope, { error: { code: 42, message: "x" } })).toBe(true)
     expect(refused(ErrorEnvelope, { error: { code: "RATE_LIMITED", message: "x", details: { limit: 100 } } })).toBe(true)
   })
 })

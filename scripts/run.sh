@@ -18,7 +18,9 @@ what="$1"; [ $# -gt 0 ] && shift
 # die there instead of being copied and promoted (docs/engineering.md).
 NODE_GC="--max-semi-space-size=64"
 case "$what" in
-  start) exec node $NODE_GC --import tsx apps/server/src/main.ts "$@" ;;
+  # The server bundled into one file first (scripts/bundle.mjs: it loads seconds sooner than the
+  # source through tsx, so a restart serves sooner); stack traces map back to the source.
+  start) server=$(node scripts/bundle.mjs) && exec node $NODE_GC --enable-source-maps "$server" "$@" ;;
   test) exec node scripts/test.mjs "$@" ;;
   keys) exec node --import tsx apps/server/src/keys.ts "$@" ;;
   bench)

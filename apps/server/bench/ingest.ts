@@ -14,7 +14,8 @@
  *    per event of this process and of the PostgreSQL backends during the timed windows, and each
  *    step's CPU alone on the first 100,000 events (parsing, validation, re-encoding the bodies that
  *    cannot be stored as sent, the fold).
- * 2. Restart, twice: the service's start command (`node --import tsx apps/server/src/main.ts`) in a
+ * 2. Restart, twice: the service's start command (`node apps/server/dist/bundle/server.mjs`, built
+ *    once by `scripts/bundle.mjs` before the first restart, as `npm start` builds it) in a
  *    child process with `DATABASE_URL` = the same database, simulator off, snapshots on; timed from
  *    spawn until the first authenticated `GET /v1/tokens/{chain}/{address}` answers 200 with the
  *    right content (its trades page too). First with an empty data directory (no snapshot: the
@@ -44,7 +45,7 @@
  *
  * The last line is one JSON object.
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -90,6 +91,13 @@ const collect = () => {
 }
 
 const repoRoot = new URL("../../../", import.meta.url).pathname
+
+let builtBundle: string | undefined
+/** The bundled server `npm start` runs (scripts/bundle.mjs), built on first use. */
+const serverBundle = (): string => {
+  builtBundle ??= execFileSync(process.execPath, [join(repoRoot, "scripts/bundle.mjs")], { encoding: "utf8" }).trim()
+  return builtBundle
+}
 const round = (x: number, digits = 0) => Number(x.toFixed(digits))
 
 // The engine bench's busy market; starting an hour ago so the restarted service's trailing
@@ -652,8 +660,9 @@ const restart = async (
   let restoreLine = ""
   let snapshotLine = ""
   const started = performance.now()
-  // The service's own start command (scripts/run.sh start, its GC flag included), as an operator restarts it.
-  const child = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "apps/server/src/main.ts"], {
+  // The service's own start command (scripts/run.sh start: the bundled server, its flags included),
+  // as an operator restarts it; the bundle is built once before the first restart, as a deploy does.
+  const child = spawn(process.execPath, ["--max-semi-space-size=64", "--enable-source-maps", serverBundle()], {
     cwd: repoRoot,
     env: {
       ...process.env,

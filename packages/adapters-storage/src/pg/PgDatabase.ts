@@ -16,6 +16,7 @@ import { PgClient } from "@effect/sql-pg"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import type { MigrationError } from "effect/sql/Migrator"
+import { existsSync } from "node:fs"
 import { Worker } from "node:worker_threads"
 import * as Migrations from "./Migrations.js"
 
@@ -63,6 +64,16 @@ export interface EmbeddedOptions {
 }
 
 /**
+ * The worker's file: beside this module when the service runs from source; through this package's
+ * exports (`@spot/adapters-storage/embedded-worker`) when it runs bundled into one file
+ * (`scripts/bundle.mjs`), where `import.meta.url` is the bundle's and the worker is not beside it.
+ */
+const embeddedWorkerUrl = (): URL => {
+  const beside = new URL("./EmbeddedWorker.mjs", import.meta.url)
+  return existsSync(beside) ? beside : new URL(import.meta.resolve("@spot/adapters-storage/embedded-worker"))
+}
+
+/**
  * Starts PGlite and its wire-protocol socket on 127.0.0.1 (OS-chosen port), in a worker thread
  * (`EmbeddedWorker.mjs`: its statements then never stall this thread's event loop); both close
  * with the scope, the database cleanly (its files consistent) before the worker ends.
@@ -73,7 +84,7 @@ export const startEmbedded = (options: EmbeddedOptions & { readonly maxConnectio
       try: () =>
         new Promise<{ readonly worker: Worker; readonly port: number }>((resolve, reject) => {
           // The worker is plain JavaScript and loads no TypeScript: no loader flags needed.
-          const worker = new Worker(new URL("./EmbeddedWorker.mjs", import.meta.url), {
+          const worker = new Worker(embeddedWorkerUrl(), {
             workerData: { dataDir: options.dataDir, maxConnections: options.maxConnections ?? 8 },
             execArgv: []
           })

@@ -1,0 +1,112 @@
+/**
+ * What `npm start` runs (scripts/run.sh start): the server bundled into one file by
+ * scripts/bundle.mjs, started with plain node. The bundle must serve like the source: the REST
+ * API on a live simulated market with the event log on PostgreSQL, and the embedded database,
+ * whose worker file the bundle finds through the storage package's exports (it is not beside the
+ * bundle). Each process is stopped with SIGTERM and must exit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startDatabase, type TestDatabase } from "./storage/support.js"
+
+const repoRoot = join(import.meta.dirname, "../../..")
+/** This process's environment without a DATABASE_URL (each start says which database it uses). */
+const { DATABASE_URL: _ignored, ...inherited } = process.env
+const apiKey = "sk_test_start_command_0123456789abcdef"
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => resolve(port))
+    })
+  })
+
+const get = async (port: number, path: string) => {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${apiKey}` } })
+  return { status: response.status, body: await response.json() as any }
+}
+
+/** Polls until the server answers /openapi.json (or the child exits first). */
+const waitServing = async (child: ChildProcess, port: number, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before it served`)
+    const ok = await fetch(`http://127.0.0.1:${port}/openapi.json`).then((r) => r.status === 200, () => false)
+    if (ok) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`not serving after ${timeoutMs} ms`)
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode)
+    child.once("exit", (code) => resolve(code))
+    child.kill("SIGTERM")
+  })
+
+describe("the start command (bundled server)", () => {
+  let bundle: string
+  let database: TestDatabase
+  const dataDirs: Array<string> = []
+  const children: Array<ChildProcess> = []
+
+  const start = (env: Record<string, string>) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "spot-start-"))
+    dataDirs.push(dataDir)
+    const child = spawn(process.execPath, ["--enable-source-maps", bundle], {
+      cwd: repoRoot,
+      env: { ...inherited, HOST: "127.0.0.1", SPOT_API_KEYS: apiKey, SPOT_DATA_DIR: dataDir, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    children.push(child)
+    return child
+  }
+
+  beforeAll(async () => {
+    bundle = execFileSync(process.execPath, [join(repoRoot, "scripts/bundle.mjs")], { encoding: "utf8" }).trim()
+    database = await startDatabase()
+  }, 120_000)
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
+    await database?.drop()
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("serves a live simulated market from its event log on PostgreSQL, then stops on SIGTERM", async () => {
+    const port = await freePort()
+    const child = start({
+      PORT: String(port),
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${database.port}/${database.database}`,
+      SPOT_SIM_WARMUP_MINUTES: "1"
+    })
+    await waitServing(child, port, 90_000)
+    const discovery = await fetch(`http://127.0.0.1:${port}/v1/discovery`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ chains: ["solana", "base", "bsc", "robinhood", "arc"], newPairs: {} })
+    }).then((r) => r.json() as Promise<any>)
+    const entry = discovery.columns[0].deltas[0]
+    expect(entry.rank).toBe(1)
+    const token = await get(port, `/v1/tokens/${entry.chain}/${entry.address}`)
+    expect(token.status).toBe(200)
+    expect(token.body.address).toBe(entry.address)
+    expect(await stop(child)).not.toBeNull()
+  }, 120_000)
+
+  it("runs the embedded database when no DATABASE_URL is set", async () => {
+    const port = await freePort()
+    const child = start({ PORT: String(port), SPOT_SIMULATOR: "off" })
+    await waitServing(child, port, 90_000)
+    const missing = await get(port, "/v1/tokens/solana/So11111111111111111111111111111111111111112")
+    expect(missing.status).toBe(404)
+    expect(missing.body.error.code).toBe("NOT_FOUND")
+    expect(await stop(child)).not.toBeNull()
+  }, 120_000)
+})

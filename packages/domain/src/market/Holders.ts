@@ -61,6 +61,8 @@ export const SNIPER_BLOCKS = 2
 export const INSIDER_BLOCKS = 3
 /** The wallet making this buy (counted from 1) or a later one in one block is a bundler. */
 export const BUNDLER_BUY_ORDINAL = 4
+/** Blocks whose buy counts a book keeps for late buys (trades normally arrive in block order). */
+export const BUY_BLOCKS_KEPT = 8
 export const DEFAULT_TOP_BUFFER_SIZE = 32
 
 // Group bits: bit i is group i, in the order of `groupFlags` (also the order flags are listed in).
@@ -168,8 +170,11 @@ export class HolderBook {
   private readonly sums = new Float64Array((GROUPS + 1) * L)
   private readonly groupCount: Array<number> = [0, 0, 0, 0, 0, 0, 0]
 
-  private currentBuyBlock = -1
-  private buysInCurrentBlock = 0
+  /**
+   * Buys per block for the last `BUY_BLOCKS_KEPT` blocks that had a buy, as pairs (block, buys),
+   * most recent last: a late buy (its block older than the newest) still counts in its own block.
+   */
+  private readonly buyBlocks: Array<number> = []
 
   /**
    * The largest non-excluded holders, sorted by balance descending. Every holder outside the buffer
@@ -202,7 +207,8 @@ export class HolderBook {
     const slot = this.slotFor(wallet)
     const before = this.walletData[slot * S + FLAGS_AT]
     let after = before
-    if ((after & TRADED) === 0) {
+    // The first trade is the earliest one, whatever order trades arrive in (a late trade can be it).
+    if ((after & TRADED) === 0 || ctx.timestamp < this.walletData[slot * S + FIRST_TRADE_AT]!) {
       after |= TRADED
       this.walletData[slot * S + FIRST_TRADE_AT] = ctx.timestamp
     }
@@ -211,12 +217,7 @@ export class HolderBook {
       if (sinceLaunch >= 0 && sinceLaunch < INSIDER_BLOCKS) {
         after |= sinceLaunch < SNIPER_BLOCKS ? SNIPER | INSIDER : INSIDER
       }
-      // Trades arrive in block order, so one counter suffices; any other block starts a new count.
-      if (ctx.block !== this.currentBuyBlock) {
-        this.currentBuyBlock = ctx.block
-        this.buysInCurrentBlock = 0
-      }
-      if (++this.buysInCurrentBlock >= BUNDLER_BUY_ORDINAL) after |= BUNDLER
+      if (this.countBuyIn(ctx.block) >= BUNDLER_BUY_ORDINAL) after |= BUNDLER
     }
     if (ctx.terminal !== null) after |= ctx.terminal === "partner" ? PRO_TRADER | PARTNER : PRO_TRADER
     // An unresolved funding (null) keeps what an earlier trade or `onWalletFunded` established.
@@ -225,6 +226,31 @@ export class HolderBook {
     after = ctx.phishing ? after | PHISHING | TRADED_WHILE_PHISHING : after & ~PHISHING
     if (after !== before) this.changeFlags(slot, before, after)
     return flagListOf(after & GROUP_MASK)
+  }
+
+  /** Counts a buy in `block`; the buys in that block so far, this one included. */
+  private countBuyIn(block: number): number {
+    const blocks = this.buyBlocks
+    // Most buys are in the newest block; a late one looks further back.
+    for (let i = blocks.length - 2; i >= 0; i -= 2) {
+      if (blocks[i] === block) return ++blocks[i + 1]!
+    }
+    if (blocks.length >= BUY_BLOCKS_KEPT * 2) blocks.splice(0, 2)
+    blocks.push(block, 1)
+    return 1
+  }
+
+  /**
+   * What the engine knows of a wallet about to receive tokens without a trade (a transfer in): an
+   * exchange funding and a phishing label already known count toward `fundedByCexPct` and
+   * `phishingPct` from its first token, as they would have had it traded. Call before `credit`.
+   */
+  learnWallet(wallet: string, fundedByCex: boolean, phishing: boolean): void {
+    const slot = this.slotFor(wallet)
+    const before = this.walletData[slot * S + FLAGS_AT]!
+    let after = fundedByCex ? before | FUNDED_BY_CEX : before & ~FUNDED_BY_CEX
+    after = phishing ? after | PHISHING : after & ~PHISHING
+    if (after !== before) this.changeFlags(slot, before, after)
   }
 
   /** Balance up (buy, transfer in, mint). */

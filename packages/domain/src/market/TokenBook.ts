@@ -314,12 +314,15 @@ export class TokenBook implements DiscoveryCandidate {
    */
   encoded: string | undefined = undefined
 
-  /** The pool a swap or liquidity event names, registered on first sight. */
+  /** The pool a swap or liquidity event names (its canonical address), registered on first sight. */
   pool(address: string, dex: string, anchorAddress: string, anchorSymbol: string): PoolState {
     let pool = this.poolAt(address)
     if (pool === undefined) {
       pool = { address, dex: interned(dex), anchorAddress: interned(anchorAddress), anchorSymbol: interned(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length }
       this.pools.push(pool)
+      // A pool is no holder: one that already held tokens (sent to it before the pool was known,
+      // e.g. at graduation) leaves the holder count and the top ten now.
+      this.holders.onExclusionChanged(address)
     }
     return pool
   }

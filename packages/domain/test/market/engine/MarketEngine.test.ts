@@ -409,6 +409,61 @@ describe("MarketEngine", () => {
     expect(token.liquidity).toEqual({ native: "170", usd: "25500" })
   })
 
+  it("an address that held tokens before it became a known pool stops being a holder (graduation, a swap's new pool)", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    engine.apply(swap(ALICE, "buy", 10_000_000_000n, 1_000n, start + 1))
+    const graduationPool = "SwapPool111111111111111111111111111111111111"
+    engine.apply(transfer(ALICE, graduationPool, 2_000_000_000n, start + 2))
+    engine.apply(transfer(ALICE, BOB, 1_000_000_000n, start + 3))
+    expect(engine.token("solana", TOKEN)!.toWire().holders.count).toBe(3)
+    engine.apply({ type: "graduated", id: "g1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: graduationPool, dex: "pumpswap", transactionHash: "gtx" })
+    let holders = engine.token("solana", TOKEN)!.toWire().holders
+    expect(holders.count).toBe(2)
+    expect(holders.top10Pct).toBe("0.0008") // ALICE 7e9 + BOB 1e9 of 1e15
+    // A pool first named by a swap: the wallet that already held there leaves the holders too.
+    const newPool = "NewPoo1111111111111111111111111111111111111"
+    engine.apply(transfer(BOB, newPool, 400_000_000n, start + 5))
+    expect(engine.token("solana", TOKEN)!.toWire().holders.count).toBe(3)
+    engine.apply(swap("Carol11111111111111111111111111111111111111", "buy", 1_000_000_000n, 1_000n, start + 6, 200, { pool: newPool }))
+    holders = engine.token("solana", TOKEN)!.toWire().holders
+    expect(holders.count).toBe(3) // ALICE, BOB, Carol; not the pool
+    expect(holders.top10Pct).toBe("0.00086")
+  })
+
+  it("an EVM pool named in another letter case is the same pool, and no holder", () => {
+    const engine = new MarketEngine()
+    const token = "0x1111111111111111111111111111111111111111"
+    const pool = "0xAbCdEf0000000000000000000000000000000001"
+    const trader = "0x2222222222222222222222222222222222222222"
+    engine.apply(launch({ chain: "base", token, creator: "0x3333333333333333333333333333333333333333", launchpad: "zora", hasCurve: false, decimals: 18, supply: 10n ** 27n }))
+    const base = (e: MarketEvent): MarketEvent => ({ ...e, chain: "base", token, quoteAddress: "0x4200000000000000000000000000000000000006", quoteSymbol: "ETH", quoteDecimals: 18 } as MarketEvent)
+    engine.apply(base(swap(trader, "buy", 10n ** 24n, 10n ** 17n, start + 1, 200, { pool })))
+    engine.apply(base(transfer(trader, pool.toLowerCase(), 10n ** 23n, start + 2)))
+    const wire = engine.token("base", token)!.toWire()
+    expect(wire.holders.count).toBe(1)
+    expect(wire.dexes.length).toBe(1)
+  })
+
+  it("an exchange funding and a phishing label known before a transfer in count from the recipient's first token", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    engine.apply(swap(ALICE, "buy", 10_000_000_000n, 1_000n, start + 1))
+    const phisher = "Phish11111111111111111111111111111111111111"
+    const cexFunded = "CexFunded111111111111111111111111111111111"
+    engine.apply({ type: "walletLabeled", id: "label", timestamp: start + 2, chain: "solana", wallet: phisher, label: "phishing", active: true })
+    engine.apply({
+      type: "walletFunded", id: "fund", timestamp: start + 3, chain: "solana", wallet: cexFunded, funder: "Binance1111111111111111111111111111111111111",
+      sourceKind: "cex", sourceLabel: "Binance", amount: 2_000_000_000n, asset: SOL, assetSymbol: "SOL", assetDecimals: 9, fundedAt: start - 86_400_000, transactionHash: "fundtx"
+    })
+    engine.apply(transfer(ALICE, phisher, 3_000_000_000n, start + 4))
+    engine.apply(transfer(ALICE, cexFunded, 3_000_000_000n, start + 5))
+    const holders = engine.token("solana", TOKEN)!.toWire().holders
+    expect(holders.count).toBe(3)
+    expect(holders.phishingPct).toBe("0.0003")
+    expect(holders.fundedByCexPct).toBe("33.333333333333333333")
+  })
+
   it("refuses events for a token it never saw launch, and a second launch of the same token", () => {
     const engine = new MarketEngine()
     expect(engine.apply(swap(ALICE, "buy", 1n, 1n, start))).toMatch(/unknown token/)

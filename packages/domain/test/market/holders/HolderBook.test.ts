@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { type BuyContext, HolderBook, type HoldersValue } from "../../../src/market/Holders.js"
+import { BUY_BLOCKS_KEPT, type BuyContext, HolderBook, type HoldersValue } from "../../../src/market/Holders.js"
 import { Holders } from "../../../src/wire/Token.js"
 
 const LAUNCH = 1_000
@@ -117,6 +117,27 @@ describe("bundler: the fourth or later buy in one block", () => {
   })
 })
 
+describe("late buys: counted in their own block", () => {
+  it("a fourth buy of a block is a bundler even when a buy of a later block arrived before it", () => {
+    const book = newBook()
+    const block = LAUNCH + 20
+    for (const wallet of ["a1", "a2", "a3"]) expect(buy(book, wallet, 1n, ctx(block))).toEqual([])
+    expect(buy(book, "next", 1n, ctx(block + 1))).toEqual([])
+    expect(buy(book, "a5", 1n, ctx(block))).toEqual(["bundler"])
+    // and the later block kept its own count: its second buy is no bundler
+    expect(buy(book, "next2", 1n, ctx(block + 1))).toEqual([])
+    expect(book.toWire().bundlerCount).toBe(1)
+  })
+
+  it("keeps the counts of the last BUY_BLOCKS_KEPT blocks; an older block starts over", () => {
+    const book = newBook()
+    const block = LAUNCH + 100
+    for (let i = 0; i < 3; i++) buy(book, `old${i}`, 1n, ctx(block))
+    for (let b = 1; b <= BUY_BLOCKS_KEPT; b++) buy(book, `later${b}`, 1n, ctx(block + b))
+    expect(buy(book, "late", 1n, ctx(block))).toEqual([])
+  })
+})
+
 describe("terminals, funding and labels", () => {
   it("any known terminal makes a pro trader, the partner terminal also a partner; both stay", () => {
     const book = newBook()
@@ -133,6 +154,29 @@ describe("terminals, funding and labels", () => {
     // A later trade is measured from the first one, not from itself.
     book.recordTrade("old", "sell", ctx(LAUNCH + 10))
     expect(buy(book, "old", 1n, ctx(LAUNCH + 10 + 1_000, { walletFundedAt: at - DAY }))).toEqual(["freshWallet"])
+  })
+
+  it("fresh is measured from the earliest trade, also when that trade arrives late", () => {
+    const book = newBook()
+    const early = ctx(LAUNCH + 10)
+    const fundedAt = early.timestamp - 5 * DAY
+    // funded 7 days and a minute before the trade that arrives first: not fresh
+    const later = ctx(LAUNCH + 10, { timestamp: fundedAt + 7 * DAY + 60_000, walletFundedAt: fundedAt })
+    expect(buy(book, "g", 2n, later)).toEqual([])
+    // its earlier trade (5 days after the funding) arrives late: it was fresh when it first traded
+    expect(buy(book, "g", 1n, { ...early, walletFundedAt: fundedAt })).toEqual(["freshWallet"])
+    expect(book.toWire().freshWalletCount).toBe(1)
+  })
+
+  it("what is known of a wallet that gets tokens by transfer counts from its first token", () => {
+    const book = newBook()
+    buy(book, "h", 10n, ctx(LAUNCH + 10))
+    book.learnWallet("x", false, true)
+    book.credit("x", 3n)
+    book.learnWallet("y", true, false)
+    book.credit("y", 3n)
+    expect(book.toWire()).toMatchObject({ count: 3, phishingPct: "0.0003", phishingCount: 0, fundedByCexPct: "33.333333333333333333" })
+    expect(book.flagsOf("x")).toEqual(["phishing"])
   })
 
   it("funding resolved later sets or clears fresh; the count keeps a wallet that was ever fresh", () => {

@@ -18,7 +18,7 @@ import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.j
 import { idHalves, ReadRecords, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
 import type { BuyContext } from "./Holders.js"
 import { interned } from "./Interned.js"
-import { fundingOf, fundingWire, WalletDirectory, type WalletRecord } from "./Wallets.js"
+import { fundingOf, fundingWire, supersedesFunding, WalletDirectory, type WalletRecord } from "./Wallets.js"
 
 export interface EngineOptions {
   /** How long raw trades stay in each token's tape (stats windows need 24 hours). */
@@ -625,6 +625,7 @@ export class MarketEngine {
   private onWalletFunded(e: Events.WalletFunded): Rejection {
     const address = canonicalAddress(e.chain, e.wallet)
     const wallet = this.wallets.getOrCreate(e.chain, address)
+    if (!supersedesFunding(wallet.funding, e)) return undefined
     wallet.funding = fundingOf(e, this.wallets.texts)
     for (const token of this.tokensByCreator.get(`${e.chain}:${address}`) ?? []) {
       token.devFunding = wallet.funding

@@ -90,6 +90,20 @@ export const fundingOf = (event: WalletFunded, texts: TextBytes): FundingValue =
     event.fundedAt
   )
 
+/**
+ * Whether a funding lookup's answer replaces the funding a wallet already has. What is kept is the
+ * wallet's **first** inbound funding (spec: `devFunding` is the creator's "first inbound
+ * funding"): any answer replaces `unresolved`; one naming a funder replaces "settled, none known";
+ * between two named fundings the earlier one stays (a later-dated answer is a later funding, not
+ * the first; on equal times the one already kept); "none known" never erases a known funder.
+ */
+export const supersedesFunding = (current: FundingValue, event: WalletFunded): boolean => {
+  if (current.status === "unresolved") return true
+  if (event.funder === null) return false
+  if (current.address === null) return true
+  return event.fundedAt !== null && (current.timestamp === null || event.fundedAt < current.timestamp)
+}
+
 /** The funding as a plain object of the wire's fields, in the wire's order. */
 export const fundingWire = (f: FundingValue): FundingValue => ({
   status: f.status,

@@ -389,6 +389,28 @@ describe("MarketEngine", () => {
     expect(token.updatedAt).toBe(start + 5000)
   })
 
+  it("keeps the creator's first funding: a later-dated answer or a \"none known\" does not replace it, an earlier-dated one does", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    const funded = (id: string, funder: string | null, fundedAt: number | null): MarketEvent => ({
+      type: "walletFunded", id, timestamp: start + 5000, chain: "solana", wallet: CREATOR, funder,
+      sourceKind: funder === null ? null : "wallet", sourceLabel: null, amount: funder === null ? null : 1_000_000_000n, asset: funder === null ? null : SOL,
+      assetSymbol: funder === null ? null : "SOL", assetDecimals: funder === null ? null : 9, fundedAt, transactionHash: funder === null ? null : `tx-${id}`
+    })
+    const FIRST = "First111111111111111111111111111111111111111"
+    const funderNow = () => engine.token("solana", TOKEN)!.toWire().devFunding.address
+    expect(engine.apply(funded("none", null, null))).toBeUndefined()
+    expect(engine.token("solana", TOKEN)!.toWire().devFunding.status).toBe("resolved")
+    engine.apply(funded("f1", FIRST, start - 2 * 86_400_000))
+    expect(funderNow()).toBe(FIRST) // a funder replaces "none known"
+    engine.apply(funded("f2", "Later111111111111111111111111111111111111111", start - 86_400_000 / 2))
+    expect(funderNow()).toBe(FIRST) // later-dated: not the first funding
+    engine.apply(funded("f3", null, null))
+    expect(funderNow()).toBe(FIRST) // "none known" never erases a known funder
+    engine.apply(funded("f4", "Earlier11111111111111111111111111111111111111", start - 3 * 86_400_000))
+    expect(funderNow()).toBe("Earlier11111111111111111111111111111111111111")
+  })
+
   it("records graduation, venues deepest pool first and the deepest pool's anchor", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

@@ -127,7 +127,9 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
     const configured = config.apiKeys
     const key = Redacted.value(developmentKey ?? configured[0]!)
     const port = (server.address as { readonly port?: number }).port ?? config.port
-    const base = `http://localhost:${port}`
+    // Listening on every interface: localhost reaches it; on one address, that address does.
+    const hostName = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host.includes(":") ? `[${config.host}]` : config.host
+    const base = `http://${hostName}:${port}`
     let sample: { chain: string; address: string } | undefined
     for (const token of market.engine.allTokens()) if (token.hasMarket && token.holdersCount > 5) sample = token
     const lines = [
@@ -142,9 +144,11 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
       `  curl -H 'Authorization: Bearer ${key}' ${base}/v1/tokens/${sample?.chain ?? "solana"}/${sample?.address ?? "<address>"}`,
       `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"chains":["solana","base","bsc"],"newPairs":{}}' ${base}/v1/discovery`,
       `  curl ${base}/openapi.json`,
-      `stream: ws://localhost:${port}/v1/stream (same bearer header; frames in docs/streams.md)`
+      `stream: ws://${hostName}:${port}/v1/stream (same bearer header; frames in docs/streams.md)`
     ]
     yield* Console.log(lines.join("\n"))
+    // The first thing a stop does (this layer is built last, so its finalizer runs first).
+    yield* Effect.addFinalizer(() => Console.log("stopping: finishing requests, closing streams, writing a snapshot..."))
   })
 )
 

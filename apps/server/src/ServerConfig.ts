@@ -2,7 +2,7 @@
  * The service's configuration, from the environment. Every setting has a working default (the
  * embedded market on port 8080); an invalid value stops start-up with a message naming it.
  */
-import { Config, Redacted, Schema } from "effect"
+import { Config, ConfigProvider, Redacted, Schema } from "effect"
 import type { Option } from "effect"
 import { SimulatorFeed, Snapshots } from "@spot/application"
 
@@ -55,6 +55,29 @@ const secretList = (name: string): Config.Config<ReadonlyArray<Redacted.Redacted
     Config.withDefault<ReadonlyArray<Redacted.Redacted<string>>>([])
   )
 
+/** A PostgreSQL connection URL (`postgres://` or `postgresql://` with a host). */
+const isPostgresUrl = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return (url.protocol === "postgres:" || url.protocol === "postgresql:") && url.hostname !== ""
+  } catch {
+    return false
+  }
+}
+
+/**
+ * `DATABASE_URL`, checked before anything connects; the message never repeats the value (it holds
+ * the database password).
+ */
+const databaseUrlConfig = Config.Redacted("DATABASE_URL").pipe(
+  Config.flatMap((url) =>
+    isPostgresUrl(Redacted.value(url))
+      ? Config.succeed(url)
+      : Config.fail(new ConfigProvider.SourceError({ message: "DATABASE_URL: expected a URL of the form postgres://user:password@host:5432/database" }))
+  ),
+  Config.option
+)
+
 const positiveInt = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
@@ -80,7 +103,7 @@ export const serverConfig: Config.Config<ServerConfig> = Config.all({
   cursorSecret: Config.Redacted("SPOT_CURSOR_SECRET").pipe(Config.option),
   apiKeys: MemoryKeyStore.seedKeysConfig,
   dataDir: dataDirConfig,
-  databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
+  databaseUrl: databaseUrlConfig,
   ingestKeys: secretList("SPOT_INGEST_KEYS"),
   snapshotsOn: switchOn("SPOT_SNAPSHOTS", Snapshots.defaultSnapshotSettings.enabled),
   snapshotEveryEvents: positiveInt("SPOT_SNAPSHOT_EVERY_EVENTS", Snapshots.defaultSnapshotSettings.everyEvents),

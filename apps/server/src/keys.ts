@@ -22,6 +22,11 @@ const describe = (record: ApiKey.ApiKeyRecord, now: number): string => {
   return `${record.id}\t${status}\t${record.name}\tcreated ${new Date(record.createdAt).toISOString()}\texpires ${expires}`
 }
 
+/** Where this run keeps keys: a server finds them only there (same SPOT_DATA_DIR or DATABASE_URL). */
+const storeDescription = process.env["DATABASE_URL"]
+  ? "the api_keys table of the DATABASE_URL database"
+  : `${keyFilePath()} (SPOT_DATA_DIR=${process.env["SPOT_DATA_DIR"] ?? ".data"}: start the server with the same SPOT_DATA_DIR)`
+
 const program = Effect.gen(function*() {
   const [command, ...rest] = process.argv.slice(2)
   const store = yield* KeyStore
@@ -36,6 +41,7 @@ const program = Effect.gen(function*() {
       const created = yield* store.create({ name, expiresAt: days === undefined ? null : now + days * 86_400_000 })
       yield* Console.log(describe(created.record, now))
       yield* Console.log(`key (shown once, store it now): ${Redacted.value(created.key)}`)
+      yield* Console.log(`stored in ${storeDescription}`)
       return
     }
     case "list": {

@@ -8,15 +8,20 @@ import { Console, Effect, Layer } from "effect"
 import * as Server from "./Server.js"
 import { serverConfig } from "./ServerConfig.js"
 
+/** Start-up stops with one line naming what to fix, not a stack trace. */
+const stopWith = (message: string) => Effect.flatMap(Console.error(message), () => Effect.sync(() => process.exit(1)))
+
 const program = Effect.gen(function*() {
   const config = yield* serverConfig.pipe(
-    Effect.catchTag("ConfigError", (error) =>
-      Effect.flatMap(Console.error(`invalid configuration: ${error.message}`), () =>
-        Effect.sync(() => process.exit(1))
-      )
+    Effect.catchTag("ConfigError", (error) => stopWith(`invalid configuration: ${error.message}`))
+  )
+  return yield* Layer.launch(Server.layer(config)).pipe(
+    // Settings read by the layers themselves (the rate limits)
+    Effect.catchTag("ConfigError", (error) => stopWith(`invalid configuration: ${error.message}`)),
+    Effect.catchTag("ServeError", (error) =>
+      stopWith(`cannot listen on HOST=${config.host} PORT=${config.port}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`)
     )
   )
-  return yield* Layer.launch(Server.layer(config))
 })
 
 NodeRuntime.runMain(program)

@@ -5,7 +5,7 @@
  * bucket reads as full); if that is not enough (a flood from many addresses), the oldest entries
  * go too, which at worst hands those clients a fresh budget early.
  */
-import { Config, Effect, Layer } from "effect"
+import { Config, Effect, Layer, Schema } from "effect"
 import { Gcra } from "@spot/domain"
 import { RateLimiter, specRateLimits } from "@spot/application"
 import type { RateDecision, RateLimits } from "@spot/application"
@@ -70,9 +70,13 @@ export const layer = (options: RateLimiterOptions = specRateLimits): Layer.Layer
   Layer.sync(RateLimiter, () => make(options))
 
 /** Budgets from `SPOT_RATE_LIMIT_KEY_PER_MINUTE` / `SPOT_RATE_LIMIT_IP_PER_MINUTE`, spec values by default. */
+/** A budget of at least one request a minute: zero or less would refuse every request forever. */
+const perMinute = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
 export const limitsConfig: Config.Config<RateLimits> = Config.all({
-  keyPerMinute: Config.Int("SPOT_RATE_LIMIT_KEY_PER_MINUTE").pipe(Config.withDefault(specRateLimits.keyPerMinute)),
-  ipPerMinute: Config.Int("SPOT_RATE_LIMIT_IP_PER_MINUTE").pipe(Config.withDefault(specRateLimits.ipPerMinute))
+  keyPerMinute: perMinute("SPOT_RATE_LIMIT_KEY_PER_MINUTE", specRateLimits.keyPerMinute),
+  ipPerMinute: perMinute("SPOT_RATE_LIMIT_IP_PER_MINUTE", specRateLimits.ipPerMinute)
 })
 
 export const layerConfig: Layer.Layer<RateLimiter, Config.ConfigError> = Layer.effect(

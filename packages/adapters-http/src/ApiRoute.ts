@@ -107,6 +107,18 @@ const unionMessages = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey
       if (message !== undefined) out.set(pathKey(path), message)
       return
     }
+    case "InvalidType": {
+      // A named type of the wrong JSON type ("Expected DecimalString" for a number): say what the
+      // name stands for, from the schema's own `expectedText` annotation.
+      // (`.annotate` on a checked schema annotates its last check)
+      const ast = issue.ast as unknown as {
+        readonly annotations?: { readonly expectedText?: unknown }
+        readonly checks?: ReadonlyArray<{ readonly annotations?: { readonly expectedText?: unknown } }>
+      }
+      const expected = ast.annotations?.expectedText ?? ast.checks?.at(-1)?.annotations?.expectedText
+      if (typeof expected === "string") out.set(pathKey(path), `must be ${expected}`)
+      return
+    }
     default:
       return
   }
@@ -127,6 +139,8 @@ const fieldName = (prefix: string | undefined, path: ReadonlyArray<PropertyKey |
 
 const reword = (message: string, where: "query" | "params" | "body"): string => {
   if (message === "Missing key") return "is required"
+  // A query parameter is text, or a list when it is repeated (`?limit=1&limit=2`).
+  if (where === "query" && message.startsWith("Expected string")) return "must be given once"
   if (message === "Expected no excess property") {
     return where === "query" ? "is not a parameter of this endpoint" : "is not a known field"
   }

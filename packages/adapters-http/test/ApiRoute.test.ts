@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Exit, Schema, SchemaIssue, SchemaParser } from "effect"
 import fc from "fast-check"
-import type { FieldError } from "@spot/domain"
+import { DecimalString, type FieldError } from "@spot/domain"
 import * as ApiRoute from "../src/ApiRoute.js"
 import { IdentityTradesParams, TokenPathParams, TokenTradesParams } from "../src/api/Params.js"
 
@@ -79,5 +79,18 @@ describe("ApiRoute messages", () => {
     expect(errorsOf(Body, { column: { order: "sideways" } })).toEqual([{ field: "body.column.order", message: `must be one of "asc", "desc"` }])
     // anything else keeps Effect's message
     expect(errorsOf(Schema.Struct({ n: Schema.Number }), { n: "x" })[0]!.message).toMatch(/^Expected number/)
+  })
+
+  it("say what a named type stands for when a value of another JSON type came (a number for a decimal string)", () => {
+    const Range = Schema.Struct({ min: Schema.optionalKey(DecimalString) })
+    expect(errorsOf(Range, { min: 1.5 })).toEqual([{ field: "body.min", message: expect.stringMatching(/^must be a decimal string such as "-12.5"/) }])
+    // a string that is not a decimal keeps the pattern's own message
+    expect(errorsOf(Range, { min: "1e5" })[0]!.message).toMatch(/decimal string/)
+  })
+
+  it("tell a repeated query parameter to be given once", () => {
+    const errors: Array<FieldError> = []
+    ApiRoute.makeDecoder(TokenTradesParams as Schema.Decoder<unknown, never>, "query", true)!({ limit: ["1", "2"] }, errors)
+    expect(errors).toEqual([{ field: "limit", message: "must be given once" }])
   })
 })

@@ -32,6 +32,8 @@ export const DecimalString = Schema.String.check(
 ).annotate({
   identifier: "DecimalString",
   description: "Signed decimal string such as \"-12.5\" or \"0.000123\"; never exponent form",
+  /** What a request naming a value of another JSON type is told (adapters-http ApiRoute). */
+  expectedText: "a decimal string such as \"-12.5\" or \"0.000123\" (a JSON string; no exponent form)",
   examples: ["0.000123", "-12.5", "42"]
 })
 export type DecimalString = typeof DecimalString.Type

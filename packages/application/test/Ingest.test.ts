@@ -76,6 +76,10 @@ describe("Ingest", () => {
       const error = yield* Effect.flip(ingest.ingest(batch))
       expect(error._tag).toBe("ValidationFailed")
       if (error._tag === "ValidationFailed") expect(error.issues.map((i) => i.field)).toEqual([`events[${swapAt}].tokenAmount`])
+      // a negative amount is one problem, told once
+      const negative = yield* Effect.flip(ingest.ingest(batch.map((e, i) => (i === swapAt ? { ...e, tokenAmount: "-5" } : e))))
+      if (negative._tag === "ValidationFailed") expect(negative.issues.map((i) => i.field)).toEqual([`events[${swapAt}].tokenAmount`])
+      else expect.fail(negative._tag)
       expect(store.log.length).toBe(0)
       expect(market.engine.stats.events).toBe(0)
     }).pipe(Effect.provide(layer))

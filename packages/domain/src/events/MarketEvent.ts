@@ -16,6 +16,8 @@ const Millis = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const BlockNumber = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 /** Unsigned integer amount of base units, a decimal integer string on the wire. */
 const BaseUnits = Schema.BigIntFromString.check(Schema.isGreaterThanOrEqualToBigInt(0n))
+/** Base units that must move something: one check, so a negative amount gets one message, not two. */
+const PositiveBaseUnits = Schema.BigIntFromString.check(Schema.isGreaterThanBigInt(0n))
 /** Unsigned plain decimal string (no exponent), such as a USD price. */
 const DecimalText = Schema.String.check(Schema.isPattern(/^\d+(\.\d+)?$/))
 const Pct = Schema.String.check(Schema.isPattern(/^\d+(\.\d+)?$/))
@@ -89,7 +91,7 @@ export const Swap = Schema.Struct({
   indexInBlock: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   side: Schema.Literals(["buy", "sell"]),
   /** Token base units traded. */
-  tokenAmount: BaseUnits.check(Schema.isGreaterThanBigInt(0n)),
+  tokenAmount: PositiveBaseUnits,
   /** Quote-asset side of the swap, in the quote asset's base units. */
   quoteAmount: BaseUnits,
   quoteAddress: Address,
@@ -120,7 +122,7 @@ export const Transfer = Schema.Struct({
   token: Address,
   from: Schema.NullOr(Address),
   to: Schema.NullOr(Address),
-  amount: BaseUnits.check(Schema.isGreaterThanBigInt(0n)),
+  amount: PositiveBaseUnits,
   transactionHash: TxHash,
   block: BlockNumber
 }).annotate({ identifier: "TransferEvent" })

@@ -22,8 +22,11 @@ const keyParameters = new Set([
   "api_key", "apikey", "api-key", "key", "access_token", "accesstoken", "auth", "authorization", "bearer", "secret"
 ])
 
-/** Cookie names that carry keys. */
-const keyCookie = /(?:^|;)\s*(?:api[_-]?key|key|access[_-]?token|token|auth|authorization|bearer|session[_-]?key)\s*=/i
+/**
+ * Cookie names that carry keys: a key or token word, alone or as the last part of a name
+ * (`api_token`, `x-api-key`, `auth_token`); `csrftoken`-like names without a separator are not.
+ */
+const keyCookie = /(?:^|;)\s*(?:[\w.-]*[_.-])?(?:api[_-]?key|key|access[_-]?token|token|auth|authorization|bearer|secret|session[_-]?key)\s*=/i
 
 /** The service's own key shape, recognised wherever it appears. */
 const ownKeyShape = /\bsk_(?:live|test)_[A-Za-z0-9_-]{16,}/

@@ -28,6 +28,11 @@ describe("Credentials.hasMisplacedKey", () => {
     expect(Credentials.hasMisplacedKey("/v1/trades?access_token=x", headers({}))).toBe(true)
     expect(Credentials.hasMisplacedKey(`/v1/trades?q=${key}`, headers({}))).toBe(true)
     expect(Credentials.hasMisplacedKey("/v1/trades", headers({ cookie: "a=1; token=x" }))).toBe(true)
+    for (const name of ["apikey", "api_token", "x-api-key", "auth_token", "Client.Secret", "session-key"]) {
+      expect(Credentials.hasMisplacedKey("/v1/trades", headers({ cookie: `lang=en; ${name}=zzz` })), name).toBe(true)
+    }
+    // names that merely contain a word are not key cookies
+    expect(Credentials.hasMisplacedKey("/v1/trades", headers({ cookie: "csrftoken=abc; monkey=1; keyboard=us" }))).toBe(false)
     expect(Credentials.hasMisplacedKey("/v1/trades", headers({ cookie: `sid=${key}` }))).toBe(true)
   })
 

@@ -146,6 +146,9 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
       `  curl ${base}/openapi.json`,
       `stream: ws://${hostName}:${port}/v1/stream (same bearer header; frames in docs/streams.md)`
     ]
+    // Development keys are compared like stored ones, but nothing guessable should guard an API.
+    const short = configured.filter((k) => Redacted.value(k).length < 16).length
+    if (short > 0) lines.push(`warning: ${short} key(s) of SPOT_API_KEYS are shorter than 16 characters: easy to guess; use npm run keys -- create <name>`)
     yield* Console.log(lines.join("\n"))
     // The first thing a stop does (this layer is built last, so its finalizer runs first).
     yield* Effect.addFinalizer(() => Console.log("stopping: finishing requests, closing streams, writing a snapshot..."))

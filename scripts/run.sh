@@ -20,7 +20,10 @@ NODE_GC="--max-semi-space-size=64"
 case "$what" in
   # The server bundled into one file first (scripts/bundle.mjs: it loads seconds sooner than the
   # source through tsx, so a restart serves sooner); stack traces map back to the source.
-  start) server=$(node scripts/bundle.mjs) && exec node $NODE_GC --enable-source-maps "$server" "$@" ;;
+  # Transparent huge pages for what malloc hands out (typed arrays, file buffers; glibc 2.35+, others
+  # ignore it): a restart restores gigabytes into fresh memory, and on these VMs every 4 KB page's
+  # first touch is a costly fault (docs/storage.md, "Snapshots": the process itself).
+  start) server=$(node scripts/bundle.mjs) && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 exec node $NODE_GC --enable-source-maps "$server" "$@" ;;
   test) exec node scripts/test.mjs "$@" ;;
   keys) exec node --import tsx apps/server/src/keys.ts "$@" ;;
   bench)

@@ -672,7 +672,9 @@ const restart = async (
       SPOT_API_KEYS: apiKey,
       SPOT_SIMULATOR: "off",
       SPOT_DATA_DIR: options.dataDir,
-      SPOT_SNAPSHOTS: options.snapshots ? "on" : "off"
+      SPOT_SNAPSHOTS: options.snapshots ? "on" : "off",
+      // as scripts/run.sh start runs it
+      GLIBC_TUNABLES: "glibc.malloc.hugetlb=1"
     },
     stdio: ["ignore", "pipe", "inherit"]
   })

@@ -16,8 +16,10 @@ export const keyFileIn = (dataDir: string): string => `${dataDir}/api-keys.json`
 export const cursorSecretFileIn = (dataDir: string): string => `${dataDir}/cursor-secret`
 /** The embedded PostgreSQL's files. */
 export const embeddedDatabaseIn = (dataDir: string): string => `${dataDir}/pg`
-/** The key file, for the `keys` command (which runs outside the Effect config). */
-export const keyFilePath = (): string => keyFileIn(process.env["SPOT_DATA_DIR"] ?? ".data")
+/** `SPOT_DATA_DIR` read directly, for the `keys` command (which runs outside the Effect config). */
+export const dataDirFromEnv = (): string => process.env["SPOT_DATA_DIR"] ?? ".data"
+/** The key file, for the `keys` command. */
+export const keyFilePath = (): string => keyFileIn(dataDirFromEnv())
 
 export interface ServerConfig {
   readonly port: number

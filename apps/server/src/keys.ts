@@ -12,7 +12,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Clock, Console, Effect, Layer, Redacted } from "effect"
 import { ApiKey, KeyStore } from "@spot/application"
 import { FileKeyStore, PgDatabase, PgKeyStore } from "@spot/adapters-storage"
-import { keyFilePath } from "./ServerConfig.js"
+import { dataDirFromEnv, keyFilePath } from "./ServerConfig.js"
 
 const usage = "usage: npm run keys -- create <name> [--expires-in-days N] | list | revoke <id>"
 
@@ -25,7 +25,7 @@ const describe = (record: ApiKey.ApiKeyRecord, now: number): string => {
 /** Where this run keeps keys: a server finds them only there (same SPOT_DATA_DIR or DATABASE_URL). */
 const storeDescription = process.env["DATABASE_URL"]
   ? "the api_keys table of the DATABASE_URL database"
-  : `${keyFilePath()} (SPOT_DATA_DIR=${process.env["SPOT_DATA_DIR"] ?? ".data"}: start the server with the same SPOT_DATA_DIR)`
+  : `${keyFilePath()} (SPOT_DATA_DIR=${dataDirFromEnv()}: start the server with the same SPOT_DATA_DIR)`
 
 const program = Effect.gen(function*() {
   const [command, ...rest] = process.argv.slice(2)

@@ -10,14 +10,15 @@ import { serverConfig } from "./ServerConfig.js"
 
 /** Start-up stops with one line naming what to fix, not a stack trace. */
 const stopWith = (message: string) => Effect.flatMap(Console.error(message), () => Effect.sync(() => process.exit(1)))
+const invalidConfiguration = (error: { readonly message: string }) => stopWith(`invalid configuration: ${error.message}`)
 
 const program = Effect.gen(function*() {
   const config = yield* serverConfig.pipe(
-    Effect.catchTag("ConfigError", (error) => stopWith(`invalid configuration: ${error.message}`))
+    Effect.catchTag("ConfigError", invalidConfiguration)
   )
   return yield* Layer.launch(Server.layer(config)).pipe(
     // Settings read by the layers themselves (the rate limits)
-    Effect.catchTag("ConfigError", (error) => stopWith(`invalid configuration: ${error.message}`)),
+    Effect.catchTag("ConfigError", invalidConfiguration),
     Effect.catchTag("ServeError", (error) =>
       stopWith(`cannot listen on HOST=${config.host} PORT=${config.port}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`)
     )

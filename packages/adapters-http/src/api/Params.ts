@@ -33,7 +33,7 @@ const pageSize = (fallback: number): JsonSchema.JsonSchema => ({ type: "integer"
 const unixMs: JsonSchema.JsonSchema = { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
 
 /** `field:asc` or `field:desc` (PositionQueries). */
-export const positionSortPattern = `^(${PositionQueries.sortFields.join("|")}):(asc|desc)$`
+const positionSortPattern = `^(${PositionQueries.sortFields.join("|")}):(asc|desc)$`
 
 export const TokenPathParams = Schema.Struct({
   chain: Schema.String.annotate({ description: "Chain slug: solana, base, bsc, robinhood or arc" }),

@@ -235,7 +235,11 @@ export class HolderBook {
     for (let i = blocks.length - 2; i >= 0; i -= 2) {
       if (blocks[i] === block) return ++blocks[i + 1]!
     }
-    if (blocks.length >= BUY_BLOCKS_KEPT * 2) blocks.splice(0, 2)
+    if (blocks.length >= BUY_BLOCKS_KEPT * 2) {
+      // the oldest pair leaves (in place: no array per new block)
+      blocks.copyWithin(0, 2)
+      blocks.length -= 2
+    }
     blocks.push(block, 1)
     return 1
   }

@@ -341,17 +341,15 @@ export class MarketEngine {
       case "graduated":
         return this.withToken(e.chain, e.token, (token) => {
           if (token.graduatedAt !== null) return
-          const pool = canonicalAddress(e.chain, e.pool)
           token.graduatedAt = e.timestamp
-          token.graduatedToPool = pool
           token.graduatedToDex = e.dex
           if (token.hasCurve) token.recordCurve(Fixed.fromInt(100), e.timestamp)
           const deepest = token.deepestPool()
-          token.pool(pool, e.dex, deepest?.anchorAddress ?? "", deepest?.anchorSymbol ?? "")
+          token.graduatedToPool = token.pool(e.pool, e.dex, deepest?.anchorAddress ?? "", deepest?.anchorSymbol ?? "").address
         }, e.timestamp)
       case "liquidityChanged":
         return this.withToken(e.chain, e.token, (token) => {
-          const pool = token.pool(canonicalAddress(e.chain, e.pool), e.dex, e.anchorAddress, e.anchorSymbol)
+          const pool = token.pool(e.pool, e.dex, e.anchorAddress, e.anchorSymbol)
           token.setPoolLiquidity(pool, e.anchorAddress, e.anchorSymbol, nativeValue(e.chain, e.liquidityNative), this.parseUsd(e.nativeUsd))
         }, e.timestamp)
       case "securityScored":
@@ -487,7 +485,7 @@ export class MarketEngine {
     // trade, and can set a high, but the price and the pool's state stay the latest swap's.
     const latest = token.tape.lastTradeAt()
     const isLate = latest !== undefined && timestamp < latest
-    const pool = token.pool(canonicalAddress(chain, e.pool), e.dex, e.quoteAddress, e.quoteSymbol)
+    const pool = token.pool(e.pool, e.dex, e.quoteAddress, e.quoteSymbol)
     const after = e.poolAfter
     if (after !== null && !isLate) {
       // The pool as the swap left it: what a liquidityChanged and a curveProgressed after it would say.

@@ -3,7 +3,7 @@
  * token; the book is also the token's discovery candidate.
  */
 import type { Chain } from "../Chain.js"
-import { nativeAsset } from "../Chain.js"
+import { canonicalAddress, nativeAsset } from "../Chain.js"
 import type { DiscoveryCandidate } from "../discovery/Discovery.js"
 import type { TokenMetadataFields } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
@@ -314,9 +314,16 @@ export class TokenBook implements DiscoveryCandidate {
    */
   encoded: string | undefined = undefined
 
-  /** The pool a swap or liquidity event names (its canonical address), registered on first sight. */
-  pool(address: string, dex: string, anchorAddress: string, anchorSymbol: string): PoolState {
-    let pool = this.poolAt(address)
+  /**
+   * The pool a swap or liquidity event names, registered on first sight under its canonical address
+   * (EVM lower case, like every holder address): a pool named in another letter case is the same
+   * pool. Names already canonical (the usual case) are found without building a new string.
+   */
+  pool(named: string, dex: string, anchorAddress: string, anchorSymbol: string): PoolState {
+    let pool = this.poolAt(named)
+    if (pool !== undefined) return pool
+    const address = canonicalAddress(this.chain, named)
+    pool = this.poolAt(address)
     if (pool === undefined) {
       pool = { address, dex: interned(dex), anchorAddress: interned(anchorAddress), anchorSymbol: interned(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length }
       this.pools.push(pool)

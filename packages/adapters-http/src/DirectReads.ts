@@ -21,6 +21,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Context } from "effect"
+import * as ClientErrors from "./ClientErrors.js"
 
 /** The body of a successful read of this URL (path and query as sent), or undefined to decline. */
 export type DirectRoute = (url: string) => Uint8Array | undefined
@@ -34,6 +35,12 @@ export interface DirectRequests {
   readonly uninstall: (handler: DirectHandler) => void
   /** Requests the direct handler has answered so far (the rest went to Effect's handler). */
   readonly answered: () => number
+  /**
+   * Where the platform installs its answer to requests Node's parser refused (ClientErrors); until
+   * then they get the same envelope without a budget.
+   */
+  readonly installClientErrors: (handler: ClientErrors.ClientErrorHandler) => void
+  readonly uninstallClientErrors: (handler: ClientErrors.ClientErrorHandler) => void
 }
 
 export class DirectRequestsService extends Context.Service<DirectRequestsService, DirectRequests>()(
@@ -44,10 +51,12 @@ type RequestListener = (request: IncomingMessage, response: ServerResponse) => v
 
 /**
  * Takes over `server`'s `request` event: the listener Effect's server adds (NodeHttpServer's
- * `serve`) is kept as the fallback behind the installed direct handler. Other events are untouched.
+ * `serve`) is kept as the fallback behind the installed direct handler. Also answers its
+ * `clientError` event (ClientErrors). Other events are untouched.
  */
 export const ownRequests = (server: Server): DirectRequests => {
   let direct: DirectHandler | undefined
+  let clientErrors: ClientErrors.ClientErrorHandler = ClientErrors.unmetered
   let fallback: RequestListener | undefined
   let answeredCount = 0
   // Typed loosely: these forward any event name to EventEmitter's own methods.
@@ -76,6 +85,8 @@ export const ownRequests = (server: Server): DirectRequests => {
     response.statusCode = 503
     response.end()
   })
+  // Requests Node could not parse: the envelope instead of Node's bare status line (ClientErrors).
+  on.call(server, "clientError", (error: ClientErrors.ClientError, socket) => clientErrors(error, socket))
   server.on = intercept as Server["on"]
   server.addListener = intercept as Server["addListener"]
   server.off = release as Server["off"]
@@ -85,7 +96,11 @@ export const ownRequests = (server: Server): DirectRequests => {
     uninstall: (handler) => {
       if (direct === handler) direct = undefined
     },
-    answered: () => answeredCount
+    answered: () => answeredCount,
+    installClientErrors: (handler) => void (clientErrors = handler),
+    uninstallClientErrors: (handler) => {
+      if (clientErrors === handler) clientErrors = ClientErrors.unmetered
+    }
   }
 }
 

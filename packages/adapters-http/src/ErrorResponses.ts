@@ -94,6 +94,20 @@ export const internalError: WireError = {
   message: "Unexpected server failure. Retry later; if it persists, report the X-Request-ID."
 }
 
+/** The stream's path (spec "Endpoints": `GET /v1/stream (WebSocket)`), served by adapters-ws. */
+const streamPath = "/v1/stream"
+
+/** Whether every `%` escape of `path` is well formed and the bytes they spell are UTF-8. */
+const isPercentEncoded = (path: string): boolean => {
+  if (!path.includes("%")) return true
+  try {
+    decodeURIComponent(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
 export const notFound = (method: string, path: string): WireError => ({
   status: 404,
   code: "NOT_FOUND",
@@ -135,7 +149,13 @@ export const fromFailure = (failure: unknown): WireError | undefined => {
       if (reason?._tag === "RouteNotFound") {
         const url: string = reason.request.url
         const q = url.indexOf("?")
-        return notFound(reason.request.method, q < 0 ? url : url.slice(0, q))
+        const path = q < 0 ? url : url.slice(0, q)
+        // Not "no such endpoint" when the path names one but cannot be read, or is the stream's.
+        if (!isPercentEncoded(path)) return validation([{ field: "path", message: "is not valid percent-encoded UTF-8" }])
+        if (path === streamPath) {
+          return validation([{ field: "Upgrade", message: `${streamPath} is a WebSocket endpoint: open it with the headers Connection: Upgrade and Upgrade: websocket` }])
+        }
+        return notFound(reason.request.method, path)
       }
       if (reason?._tag === "RequestParseError") {
         return validation([{ field: "body", message: "is not valid JSON" }])

@@ -34,6 +34,7 @@ import { ApiKey, KeyStore, RateLimiter } from "@spot/application"
 import type { ApiKeyRecord, RateDecision } from "@spot/application"
 import type { IncomingMessage } from "node:http"
 import * as AdminKeys from "./AdminKeys.js"
+import * as ClientErrors from "./ClientErrors.js"
 import * as Credentials from "./Credentials.js"
 import * as DirectReads from "./DirectReads.js"
 import * as ErrorResponses from "./ErrorResponses.js"
@@ -210,6 +211,13 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         directRequests.value.install(handler)
         yield* Effect.addFinalizer(() => Effect.sync(() => directRequests.value.uninstall(handler)))
       }
+    }
+    // Requests Node's parser refused spend the peer's IP budget like any refused request.
+    const clientRequests = yield* Effect.serviceOption(DirectReads.DirectRequestsService)
+    if (clientRequests._tag === "Some") {
+      const clientErrors = ClientErrors.handler((peer) => limiter.takeIp(peer ?? "unknown", clock()))
+      clientRequests.value.installClientErrors(clientErrors)
+      yield* Effect.addFinalizer(() => Effect.sync(() => clientRequests.value.uninstallClientErrors(clientErrors)))
     }
 
     return (handler: HttpEffect): HttpEffect => {

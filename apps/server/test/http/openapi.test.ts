@@ -42,7 +42,7 @@ const documentAccepts = (schema: Json, value: string): boolean => {
 
 /** Values to try on a parameter: its own allowed words and bounds, their neighbours, and values of the wrong kind. */
 const candidates = (schema: Json): Array<string> => {
-  const values = ["", "bogus", "true", "false", "yes", "1", "0", "-1", "1.5", "1e3", "20", "1000", "99999999999999999999"]
+  const values = ["", "bogus", "true", "false", "yes", "1", "0", "-1", "1.5", "1e3", "20", " 20", "20 ", "1000", "99999999999999999999"]
   values.push("value:desc", "pnlPct:asc", "closedAt:desc", "value:up", "hype:asc", "value", "value:asc:x")
   if (Array.isArray(schema.enum)) values.push(...schema.enum, `${schema.enum[0]}x`, String(schema.enum[0]).toUpperCase())
   for (const bound of [schema.minimum, schema.maximum]) {

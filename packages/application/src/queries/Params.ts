@@ -66,11 +66,11 @@ export class Issues {
   /** A whole number; undefined when absent. */
   integer(field: string, value: string | undefined, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number | undefined {
     if (value === undefined) return undefined
-    if (!/^-?\d{1,16}$/.test(value.trim())) {
+    if (!/^-?\d{1,16}$/.test(value)) {
       this.add(field, `${field} must be a whole number`)
       return undefined
     }
-    const n = Number(value.trim())
+    const n = Number(value)
     if (n < min || n > max) {
       // Only the bounds a caller set are named, with the side that was crossed; beyond the
       // safe-integer range (a bound no caller sets) the message says so.
@@ -91,11 +91,11 @@ export class Issues {
   limit(field: string, value: string | undefined, fallback: number, max: number): number {
     if (value === undefined) return fallback
     // Any whole number, however many digits (one past 2^53 or beyond a double's range is clamped too).
-    if (!/^-?\d+$/.test(value.trim())) {
+    if (!/^-?\d+$/.test(value)) {
       this.add(field, `${field} must be a whole number (values outside 1-${max} are clamped)`)
       return fallback
     }
-    return Math.min(max, Math.max(1, Number(value.trim())))
+    return Math.min(max, Math.max(1, Number(value)))
   }
 
   boolean(field: string, value: string | undefined, fallback: boolean): boolean {

@@ -48,35 +48,87 @@ export const addSplit = (column: Float64Array, at: number, value: Split): void =
   addLimbs(column, at, value.l0, value.l1, value.l2)
 }
 
+/**
+ * A BigInt's low 128 bits as four 32-bit words, read without allocating: storing a BigInt into a
+ * BigUint64Array truncates it in place (no new BigInt), where `asUintN` and `>>` each build one.
+ */
+const words = new BigUint64Array(2)
+const halves = new Uint32Array(words.buffer)
+const TWO_32 = 4_294_967_296
+const TWO_64 = 18_446_744_073_709_551_616n
+const TWO_128 = TWO_64 * TWO_64
+/** The word layout above holds on little-endian machines (all Node targets); others take BigInt shifts. */
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+
 /** Splits `value` into `scratch`; throws beyond the representable range. */
 const split = (value: bigint): Float64Array => {
-  if (value >= 0n && value < BASE_BIG) {
+  if (value >= 0n) {
+    splitMagnitude(value)
+    return scratch
+  }
+  // Negative: the magnitude's limbs, negated with borrows (l0, l1 back into [0, 2^52)).
+  splitMagnitude(-value)
+  let l0 = -scratch[0]!
+  let borrow = 0
+  if (l0 < 0) {
+    l0 += BASE
+    borrow = 1
+  }
+  let l1 = -scratch[1]! - borrow
+  borrow = 0
+  if (l1 < 0) {
+    l1 += BASE
+    borrow = 1
+  }
+  scratch[0] = l0 + 0 // no -0
+  scratch[1] = l1 + 0
+  scratch[2] = -scratch[2]! - borrow + 0
+  return scratch
+}
+
+/** The limbs of a non-negative `value` into `scratch`. */
+const splitMagnitude = (value: bigint): void => {
+  if (value < BASE_BIG) {
     scratch[0] = Number(value)
     scratch[1] = 0
     scratch[2] = 0
-    return scratch
+    return
+  }
+  if (value < TWO_128 && littleEndian) {
+    // Below 2^64 (native amounts, token base units of most tokens) no BigInt is made at all;
+    // below 2^128 (money in 10^-18 units) one, the high word.
+    words[0] = value
+    words[1] = value < TWO_64 ? 0n : value >> 64n
+    const a1 = halves[1]!
+    const a2 = halves[2]!
+    const a3 = halves[3]!
+    scratch[0] = halves[0]! + (a1 & 0xfffff) * TWO_32 // bits 0-51
+    scratch[1] = (a1 >>> 20) + a2 * 4096 + (a3 & 0xff) * 17_592_186_044_416 // bits 52-103: 12 + 32 + 8
+    scratch[2] = a3 >>> 8 // bits 104-127
+    return
   }
   scratch[0] = Number(BigInt.asUintN(52, value))
   const rest = value >> BITS
-  if (rest >= 0n && rest < BASE_BIG) {
-    // below 2^104 (money in 10^-18 units, wei): two limbs
-    scratch[1] = Number(rest)
-    scratch[2] = 0
-    return scratch
-  }
   scratch[1] = Number(BigInt.asUintN(52, rest))
   const top = Number(rest >> BITS)
-  if (!(top < TOP_LIMIT && top >= -TOP_LIMIT)) throw new RangeError(`integer out of the wide range: ${value}`)
+  if (!(top < TOP_LIMIT)) throw new RangeError(`integer out of the wide range: ${value}`)
   scratch[2] = top
-  return scratch
 }
 
 /** The integer at `at`. */
 export const read = (column: Float64Array, at: number): bigint => {
+  const l0 = column[at]!
   const l1 = column[at + 1]!
   const l2 = column[at + 2]!
-  if (l1 === 0 && l2 === 0) return BigInt(column[at]!)
-  return BigInt(column[at]!) + (BigInt(l1) << BITS) + (BigInt(l2) << 104n)
+  if (l1 === 0 && l2 === 0) return BigInt(l0)
+  if (l2 === 0 && l1 < 4096 && littleEndian) {
+    // Below 2^64: the two words of the limbs, one BigInt instead of four.
+    const high = Math.floor(l0 / TWO_32)
+    halves[0] = l0 - high * TWO_32
+    halves[1] = high + l1 * 1_048_576 // l0's top 20 bits, then l1's 12
+    return words[0]!
+  }
+  return BigInt(l0) + (BigInt(l1) << BITS) + (BigInt(l2) << 104n)
 }
 
 /** Largest magnitude a wide integer holds: 2^156 − 1. */

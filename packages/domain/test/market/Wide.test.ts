@@ -3,8 +3,18 @@ import * as fc from "fast-check"
 import * as Wide from "../../src/market/Wide.js"
 
 /** Integers across the whole range, with the limb boundaries (2^52, 2^104) and their neighbours. */
-const edge = fc.constantFrom(0n, 1n, -1n, 2n ** 52n, 2n ** 52n - 1n, -(2n ** 52n), 2n ** 104n, 2n ** 104n - 1n, -(2n ** 104n), 10n ** 36n, -(10n ** 36n))
-const value = fc.oneof(edge, fc.bigInt({ min: -(2n ** 150n), max: 2n ** 150n }), fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }))
+const edge = fc.constantFrom(
+  0n, 1n, -1n, 2n ** 52n, 2n ** 52n - 1n, -(2n ** 52n), 2n ** 104n, 2n ** 104n - 1n, -(2n ** 104n), 10n ** 36n, -(10n ** 36n),
+  // the word boundaries of the split (2^64, 2^128)
+  2n ** 64n, 2n ** 64n - 1n, -(2n ** 64n), -(2n ** 64n) + 1n, 2n ** 128n, 2n ** 128n - 1n, -(2n ** 128n)
+)
+const value = fc.oneof(
+  edge,
+  fc.bigInt({ min: -(2n ** 150n), max: 2n ** 150n }),
+  fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }),
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
+  fc.bigInt({ min: -(2n ** 130n), max: 2n ** 130n })
+)
 
 describe("Wide integers", () => {
   it("reads back what was written, and sums and differences equal BigInt arithmetic", () => {

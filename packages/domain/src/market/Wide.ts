@@ -154,15 +154,25 @@ export const write = (column: Float64Array, at: number, value: bigint): void => 
 /** Adds `value` to the integer at `at`. */
 export const add = (column: Float64Array, at: number, value: bigint): void => {
   if (value === 0n) return
-  const limbs = split(value)
-  addLimbs(column, at, limbs[0]!, limbs[1]!, limbs[2]!)
+  if (value > 0n) {
+    splitMagnitude(value)
+    addLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
+  } else {
+    splitMagnitude(-value)
+    subtractLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
+  }
 }
 
 /** Subtracts `value` from the integer at `at`. */
 export const subtract = (column: Float64Array, at: number, value: bigint): void => {
   if (value === 0n) return
-  const limbs = split(-value)
-  addLimbs(column, at, limbs[0]!, limbs[1]!, limbs[2]!)
+  if (value > 0n) {
+    splitMagnitude(value)
+    subtractLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
+  } else {
+    splitMagnitude(-value)
+    addLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
+  }
 }
 
 /** Adds the wide integer at `from` of `source` to the one at `at` of `column`. */
@@ -183,6 +193,27 @@ const addLimbs = (column: Float64Array, at: number, l0: number, l1: number, l2: 
     carry = 1
   }
   const s2 = column[at + 2]! + l2 + carry
+  if (!(s2 < TOP_LIMIT && s2 >= -TOP_LIMIT)) throw new RangeError("wide integer overflow")
+  column[at] = s0
+  column[at + 1] = s1
+  column[at + 2] = s2
+}
+
+/** Subtracts non-negative limbs (a magnitude's) from the integer at `at`, borrowing. */
+const subtractLimbs = (column: Float64Array, at: number, l0: number, l1: number, l2: number): void => {
+  let s0 = column[at]! - l0
+  let borrow = 0
+  if (s0 < 0) {
+    s0 += BASE
+    borrow = 1
+  }
+  let s1 = column[at + 1]! - l1 - borrow
+  borrow = 0
+  if (s1 < 0) {
+    s1 += BASE
+    borrow = 1
+  }
+  const s2 = column[at + 2]! - l2 - borrow
   if (!(s2 < TOP_LIMIT && s2 >= -TOP_LIMIT)) throw new RangeError("wide integer overflow")
   column[at] = s0
   column[at + 1] = s1

@@ -4,6 +4,7 @@
  * No I/O, no clock, no randomness: time and seeds come in as arguments.
  */
 export * from "./wire/index.js"
+export * as CompiledCheck from "./wire/CompiledCheck.js"
 export * as Chain from "./Chain.js"
 export type { Chain as ChainSlugValue } from "./Chain.js"
 export * as Fixed from "./Fixed.js"

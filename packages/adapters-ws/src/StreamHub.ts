@@ -6,9 +6,8 @@
  * touched connection with one write. Every encoding of a batch happens before its first write.
  * No fiber, queue or closure per trade; nothing is encoded per subscriber.
  */
-import { Schema } from "effect"
 import type { EngineChanges, PositionEntry, TokenBook, TradeRecord } from "@spot/domain"
-import { Candle, Candles, Chain, Position, Trade } from "@spot/domain"
+import { Candle, Candles, Chain, CompiledCheck, Position, Trade } from "@spot/domain"
 import type { MarketShape } from "@spot/application"
 import type { Connection, ConnectionOwner, Subscription } from "./Connection.js"
 import type { CandlesSpec, ChainSlug, IdentityFeed, SubscriptionSpec, TradesSpec } from "./SubscribeFilters.js"
@@ -20,9 +19,10 @@ export interface Encoders {
   readonly tradeJson: (record: TradeRecord) => string
 }
 
-const encodeTrade = Schema.encodeSync(Trade)
-const encodeCandle = Schema.encodeSync(Candle)
-const encodePosition = Schema.encodeSync(Position)
+/** encodeSync of the wire schema behind its compiled check, as the REST encoders (adapters-http Encoding). */
+const encodeTrade = CompiledCheck.encoder(Trade)
+const encodeCandle = CompiledCheck.encoder(Candle)
+const encodePosition = CompiledCheck.encoder(Position)
 
 type PerChain<V> = Record<ChainSlug, Map<string, V>>
 const perChain = <V>(): PerChain<V> => {
@@ -401,8 +401,14 @@ const withoutMember = (json: string | undefined, name: string, value: unknown): 
 
 /** The trade object without `platforms` (and without `flags` for token mode), same field order, encoded with its schema. */
 const tradeWithout = (record: TradeRecord, dropFlags: boolean): Buffer => {
-  const { flags, platforms: _platforms, ...rest } = record.trade
-  const wire = dropFlags || flags === undefined ? rest : { ...rest, flags }
+  // Object rest keeps the other keys in the trade's (the schema's) order, so the compiled check
+  // proves the form and it is stringified as it is (a key moved out of place goes to encodeSync).
+  const { platforms: _platforms, ...withFlags } = record.trade
+  let wire: Omit<Trade, "platforms"> = withFlags
+  if (dropFlags) {
+    const { flags: _flags, ...withoutFlags } = withFlags
+    wire = withoutFlags
+  }
   return Buffer.from(JSON.stringify(encodeTrade(wire as Trade)))
 }
 

@@ -31,7 +31,8 @@ export type ClientErrorHandler = (error: ClientError, socket: Duplex) => void
 /** The IP's budget decision for a refused request (the platform's rate limiter). */
 export interface Budget {
   readonly allowed: boolean
-  readonly remaining: number
+  /** Requests left; undefined when no budget applies (no `X-RateLimit-Remaining` then). */
+  readonly remaining: number | undefined
   readonly retryAfterSeconds: number
 }
 
@@ -63,7 +64,7 @@ export const responseText = (error: ClientError, budget: Budget, requestId: stri
     "Content-Type: application/json\r\n" +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     `X-Request-ID: ${requestId}\r\n` +
-    `X-RateLimit-Remaining: ${budget.remaining}\r\n` +
+    (budget.remaining === undefined ? "" : `X-RateLimit-Remaining: ${budget.remaining}\r\n`) +
     (budget.allowed ? "" : `Retry-After: ${budget.retryAfterSeconds}\r\n`) +
     "Connection: close\r\n\r\n" +
     body
@@ -82,4 +83,4 @@ export const handler = (takeIp: (peer: string | undefined) => Budget): ClientErr
 }
 
 /** Before the platform installs its handler: the same envelope, no budget spent or reported. */
-export const unmetered: ClientErrorHandler = handler(() => ({ allowed: true, remaining: 0, retryAfterSeconds: 0 }))
+export const unmetered: ClientErrorHandler = handler(() => ({ allowed: true, remaining: undefined, retryAfterSeconds: 0 }))

@@ -13,7 +13,7 @@
  *   (429 RATE_LIMITED with `Retry-After` when it is spent);
  * - `Connection: close`: the parser cannot find the next request's start after a refused one.
  *
- * Nothing is written to a socket that is gone or already inside a response (a malformed request
+ * Nothing is written to a socket that is gone or still owes a response (a malformed request
  * pipelined behind one being answered): that socket is closed.
  */
 import { maxHeaderSize } from "node:http"
@@ -73,8 +73,10 @@ export const responseText = (error: ClientError, budget: Budget, requestId: stri
 
 /** A handler that spends the peer's IP budget (`takeIp`) and answers with the envelope. */
 export const handler = (takeIp: (peer: string | undefined) => Budget): ClientErrorHandler => (error, socket) => {
-  const inResponse = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
-  if (error.code === "ECONNRESET" || !socket.writable || inResponse) {
+  // A response still owed on this socket (a malformed request pipelined behind one being
+  // answered): a second response would come before it, so the socket is closed instead.
+  const owesResponse = (socket as { _httpMessage?: unknown })._httpMessage != null
+  if (error.code === "ECONNRESET" || !socket.writable || owesResponse) {
     socket.destroy()
     return
   }

@@ -90,6 +90,32 @@ describe("requests Node's parser refuses", () => {
     }
   })
 
+  it("on a kept-alive connection, a malformed request after an answered one gets the envelope", async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const chunks: Array<Buffer> = []
+      const socket = connect({ port, host: "127.0.0.1" }, () =>
+        socket.write(`GET ${read} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`))
+      let sentSecond = false
+      socket.on("data", (chunk) => {
+        chunks.push(chunk)
+        // the first response is complete once its body (Content-Length) has arrived
+        const text = Buffer.concat(chunks).toString("latin1")
+        const end = text.indexOf("\r\n\r\n")
+        const length = Number(/content-length: (\d+)/i.exec(text)?.[1] ?? NaN)
+        if (!sentSecond && end > 0 && text.length >= end + 4 + length) {
+          sentSecond = true
+          chunks.length = 0
+          socket.write("FOO / HTTP/1.1\r\nHost: a\r\n\r\n")
+        }
+      })
+      socket.on("error", reject)
+      socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    })
+    const reply = parseResponse(answer)
+    expectError(reply, 400, "VALIDATION_ERROR", ["request"], true)
+    expectEveryResponseHeaders(reply)
+  })
+
   it("a well-formed request after a refused one on another connection is served as usual", async () => {
     await exchange(port, "FOO / HTTP/1.1\r\n\r\n")
     const reply = await api.get(read)

@@ -203,21 +203,18 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
       return { requestId: RequestId.fromHeader(RequestHeaders.get(headers, "x-request-id")), remaining }
     }
 
-    if (directRoutes !== undefined) {
-      const directRequests = yield* Effect.serviceOption(DirectReads.DirectRequestsService)
-      if (directRequests._tag === "Some") {
-        const routes = yield* directRoutes
-        const handler = DirectReads.handler(routes, admitDirect)
-        directRequests.value.install(handler)
-        yield* Effect.addFinalizer(() => Effect.sync(() => directRequests.value.uninstall(handler)))
+    const directRequests = yield* Effect.serviceOption(DirectReads.DirectRequestsService)
+    if (directRequests._tag === "Some") {
+      const server = directRequests.value
+      if (directRoutes !== undefined) {
+        const handler = DirectReads.handler(yield* directRoutes, admitDirect)
+        server.install(handler)
+        yield* Effect.addFinalizer(() => Effect.sync(() => server.uninstall(handler)))
       }
-    }
-    // Requests Node's parser refused spend the peer's IP budget like any refused request.
-    const clientRequests = yield* Effect.serviceOption(DirectReads.DirectRequestsService)
-    if (clientRequests._tag === "Some") {
+      // Requests Node's parser refused spend the peer's IP budget like any refused request.
       const clientErrors = ClientErrors.handler((peer) => limiter.takeIp(peer ?? "unknown", clock()))
-      clientRequests.value.installClientErrors(clientErrors)
-      yield* Effect.addFinalizer(() => Effect.sync(() => clientRequests.value.uninstallClientErrors(clientErrors)))
+      server.installClientErrors(clientErrors)
+      yield* Effect.addFinalizer(() => Effect.sync(() => server.uninstallClientErrors(clientErrors)))
     }
 
     return (handler: HttpEffect): HttpEffect => {

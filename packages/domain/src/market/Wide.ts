@@ -66,23 +66,13 @@ const split = (value: bigint): Float64Array => {
     splitMagnitude(value)
     return scratch
   }
-  // Negative: the magnitude's limbs, negated with borrows (l0, l1 back into [0, 2^52)).
+  // Negative: zero minus the magnitude, borrowing (l0, l1 back into [0, 2^52), l2 negative).
   splitMagnitude(-value)
-  let l0 = -scratch[0]!
-  let borrow = 0
-  if (l0 < 0) {
-    l0 += BASE
-    borrow = 1
-  }
-  let l1 = -scratch[1]! - borrow
-  borrow = 0
-  if (l1 < 0) {
-    l1 += BASE
-    borrow = 1
-  }
-  scratch[0] = l0 + 0 // no -0
-  scratch[1] = l1 + 0
-  scratch[2] = -scratch[2]! - borrow + 0
+  const l0 = scratch[0]!
+  const l1 = scratch[1]!
+  const l2 = scratch[2]!
+  clear(scratch, 0)
+  subtractLimbs(scratch, 0, l0, l1, l2)
   return scratch
 }
 
@@ -152,27 +142,18 @@ export const write = (column: Float64Array, at: number, value: bigint): void => 
 }
 
 /** Adds `value` to the integer at `at`. */
-export const add = (column: Float64Array, at: number, value: bigint): void => {
-  if (value === 0n) return
-  if (value > 0n) {
-    splitMagnitude(value)
-    addLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
-  } else {
-    splitMagnitude(-value)
-    subtractLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
-  }
-}
+export const add = (column: Float64Array, at: number, value: bigint): void => addSigned(column, at, value, false)
 
 /** Subtracts `value` from the integer at `at`. */
-export const subtract = (column: Float64Array, at: number, value: bigint): void => {
+export const subtract = (column: Float64Array, at: number, value: bigint): void => addSigned(column, at, value, true)
+
+/** Adds `value` (its negation when `negate`): its magnitude's limbs, carried or borrowed, so no BigInt is negated for a positive value. */
+const addSigned = (column: Float64Array, at: number, value: bigint, negate: boolean): void => {
   if (value === 0n) return
-  if (value > 0n) {
-    splitMagnitude(value)
-    subtractLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
-  } else {
-    splitMagnitude(-value)
-    addLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
-  }
+  const negative = value < 0n
+  splitMagnitude(negative ? -value : value)
+  if (negative === negate) addLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
+  else subtractLimbs(column, at, scratch[0]!, scratch[1]!, scratch[2]!)
 }
 
 /** Adds the wide integer at `from` of `source` to the one at `at` of `column`. */

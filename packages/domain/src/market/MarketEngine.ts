@@ -238,9 +238,14 @@ export class MarketEngine {
   private changedTokens = new Set<TokenBook>()
   private newTrades: Array<TradeRecord> = []
   private leftMemory: Array<TradesLeftMemory> = []
-  /** Positions changed since the last drain, as (token, slot) pairs, each once per round. */
+  /**
+   * Positions changed since the last drain, as (token, slot, wallet) triples, each once per round
+   * (the wallet kept from the change: looking it up again by address at the drain costs a probe
+   * of a map of every wallet per changed position).
+   */
   private changedPositionTokens: Array<TokenBook> = []
   private changedPositionSlots: Array<number> = []
+  private changedPositionWallets: Array<WalletRecord> = []
   /** The change round: bumped by every drain (PositionBook.markChanged). */
   private changeRound = 1
   private eventCount = 0
@@ -308,7 +313,7 @@ export class MarketEngine {
     const positions = new Array<PositionEntry>(this.changedPositionSlots.length)
     for (let i = 0; i < positions.length; i++) {
       const token = this.changedPositionTokens[i]!
-      positions[i] = this.entryAt(token, this.changedPositionSlots[i]!)
+      positions[i] = { state: token.positions.at(this.changedPositionSlots[i]!), token, wallet: this.changedPositionWallets[i]! }
     }
     const changes: EngineChanges = { tokens: [...this.changedTokens], trades: this.newTrades, positions, leftMemory: this.leftMemory }
     this.leftMemory = []
@@ -316,6 +321,7 @@ export class MarketEngine {
     this.newTrades = []
     this.changedPositionTokens = []
     this.changedPositionSlots = []
+    this.changedPositionWallets = []
     this.changeRound++
     return changes
   }
@@ -535,7 +541,7 @@ export class MarketEngine {
     fill.timestamp = timestamp
     if (isBuy) Positions.applyBuy(position, fill)
     else Positions.applySell(position, fill)
-    this.positionChanged(token, position.slot)
+    this.positionChanged(token, position.slot, wallet)
 
     // the trade object: the swap's inputs and shared references; its figures are derived on read
     tradeIdHalves(e.id)
@@ -596,9 +602,10 @@ export class MarketEngine {
       // Only a position holding tokens can send some: tokens never seen arriving cannot leave our
       // books, so a sender with nothing held gets no position (and no closed cycle it never opened).
       if (!token.isExcludedFromTop10(from) && this.holdsAny(token, from)) {
-        const position = this.positionOf(token, this.wallets.getOrCreate(e.chain, from), e.timestamp)
+        const sender = this.wallets.getOrCreate(e.chain, from)
+        const position = this.positionOf(token, sender, e.timestamp)
         Positions.applyTransferOut(position, e.amount, e.timestamp)
-        this.positionChanged(token, position.slot)
+        this.positionChanged(token, position.slot, sender)
       }
     }
     if (to === null) {
@@ -611,9 +618,10 @@ export class MarketEngine {
       }
       token.holders.credit(to, e.amount)
       if (!token.isExcludedFromTop10(to)) {
-        const position = this.positionOf(token, this.wallets.getOrCreate(e.chain, to), e.timestamp)
+        const receiver = recipient ?? this.wallets.getOrCreate(e.chain, to)
+        const position = this.positionOf(token, receiver, e.timestamp)
         Positions.applyTransferIn(position, e.amount, e.timestamp)
-        this.positionChanged(token, position.slot)
+        this.positionChanged(token, position.slot, receiver)
       }
     }
     this.touch(token, e.timestamp)
@@ -667,10 +675,11 @@ export class MarketEngine {
     return token.positions.at(slot)
   }
 
-  private positionChanged(token: TokenBook, slot: number): void {
+  private positionChanged(token: TokenBook, slot: number, wallet: WalletRecord): void {
     if (!token.positions.markChanged(slot, this.changeRound)) return
     this.changedPositionTokens.push(token)
     this.changedPositionSlots.push(slot)
+    this.changedPositionWallets.push(wallet)
   }
 
   private entryAt(token: TokenBook, slot: number): PositionEntry {

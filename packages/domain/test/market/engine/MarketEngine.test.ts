@@ -126,6 +126,39 @@ describe("MarketEngine", () => {
     expect(positions).toBeGreaterThan(1000)
   })
 
+  it("hands out each changed position once per drain, with its own wallet and token, swaps and transfers alike", () => {
+    const engine = new MarketEngine()
+    const events = simulated(4, 5)
+    let drained = 0
+    let viaTransfers = 0
+    for (let from = 0; from < events.length; from += 500) {
+      const slice = events.slice(from, from + 500)
+      for (const event of slice) engine.apply(event)
+      const changed = new Set<string>()
+      for (const e of slice) {
+        if (e.type === "swap") changed.add(`${e.chain}:${e.token}:${e.trader}`)
+        if (e.type === "transfer") {
+          if (e.from !== null) changed.add(`${e.chain}:${e.token}:${e.from}`)
+          if (e.to !== null) changed.add(`${e.chain}:${e.token}:${e.to}`)
+        }
+      }
+      const seen = new Set<string>()
+      for (const entry of engine.drainChanges().positions) {
+        expect(entry.wallet.address).toBe(entry.state.wallet)
+        expect(entry.wallet.chain).toBe(entry.token.chain)
+        expect(entry.wallet.positionTokens).toContain(entry.token)
+        const key = `${entry.token.chain}:${entry.token.address}:${entry.state.wallet}`
+        expect(seen.has(key)).toBe(false)
+        seen.add(key)
+        expect(changed.has(key)).toBe(true)
+        if (!slice.some((e) => e.type === "swap" && e.token === entry.token.address && e.trader === entry.state.wallet)) viaTransfers++
+        drained++
+      }
+    }
+    expect(drained).toBeGreaterThan(1000)
+    expect(viaTransfers).toBeGreaterThan(10)
+  })
+
   it("keeps every position's holdings equal to the holder book's balance", () => {
     const engine = fold(simulated(5, 11))
     let checked = 0

@@ -87,7 +87,6 @@ const knownFilters: Readonly<Record<ChannelName, ReadonlyArray<string>>> = {
   "spot.positions": ["wallets", "chains"]
 }
 
-const addressFormat = (chain: ChainSlug) => (chain === "solana" ? "base58, 32-44 characters" : "0x followed by 40 hex digits")
 
 class Problems {
   readonly issues: Array<FieldError> = []
@@ -124,7 +123,7 @@ class Problems {
   address(field: string, label: string, chain: ChainSlug | undefined, value: string): string | undefined {
     if (chain === undefined) return undefined
     if (!Chain.isAddressOn(chain, value)) {
-      this.add(field, `${label} ${JSON.stringify(value.slice(0, 64))} is not a ${chain} address (${addressFormat(chain)})`)
+      this.add(field, `${label} ${JSON.stringify(value.slice(0, 64))} is not ${Chain.describeAddressOn(chain)}`)
       return undefined
     }
     return Chain.canonicalAddress(chain, value)

@@ -33,6 +33,10 @@ export const isAddressOn = (chain: Chain, address: string): boolean =>
   addressFamily(chain) === "solana" ? base58Address.test(address) : evmAddress.test(address)
 
 /** True when `address` has the shape of an address on any served chain. */
+/** "not a base address"-style text of the chain's address form, for error messages: "an arc address (0x followed by 40 hex digits)". */
+export const describeAddressOn = (chain: Chain): string =>
+  `${chain === "arc" ? "an" : "a"} ${chain} address (${addressFamily(chain) === "solana" ? "base58, 32-44 characters" : "0x followed by 40 hex digits"})`
+
 export const looksLikeAddress = (address: string): boolean => base58Address.test(address) || evmAddress.test(address)
 
 /**

@@ -57,7 +57,7 @@ export class Issues {
     }
     if (chain === undefined) return value
     if (!Chain.isAddressOn(chain, value)) {
-      this.add(field, `${field} is not a ${chain} address (${chain === "solana" ? "base58, 32-44 characters" : "0x followed by 40 hex digits"})`)
+      this.add(field, `${field} is not ${Chain.describeAddressOn(chain)}`)
       return undefined
     }
     return Chain.canonicalAddress(chain, value)

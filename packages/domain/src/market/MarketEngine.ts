@@ -7,7 +7,7 @@
  * state. Pure: no I/O, no clock (time is the events' timestamps and `advanceTo`'s argument).
  */
 import type { Chain } from "../Chain.js"
-import { canonicalAddress, chains, isAddressOn, nativeAsset } from "../Chain.js"
+import { canonicalAddress, chains, describeAddressOn, isAddressOn, nativeAsset } from "../Chain.js"
 import type * as Events from "../events/MarketEvent.js"
 import type { MarketEvent } from "../events/MarketEvent.js"
 import { subjectTokenOf } from "../events/MarketEvent.js"
@@ -182,8 +182,6 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
   }
 }
 
-const addressFormat = (chain: Chain): string =>
-  chain === "solana" ? "base58, 32-44 characters" : "0x followed by 40 hex digits"
 
 /**
  * Why an event is not well-formed beyond its schema, if it is not: an id with a control character
@@ -195,10 +193,10 @@ export const formRejection = (e: MarketEvent): Rejection => {
   if (/[\u0000-\u001f\u007f]/.test(e.id)) return "id has a control character"
   const subject = subjectTokenOf(e)
   if (subject !== undefined && !isAddressOn(subject.chain, subject.token)) {
-    return `token ${JSON.stringify(subject.token)} is not a ${subject.chain} address (${addressFormat(subject.chain)})`
+    return `token ${JSON.stringify(subject.token)} is not ${describeAddressOn(subject.chain)}`
   }
   const party = (role: string, address: string | null): Rejection =>
-    address === null || isAddressOn(e.chain, address) ? undefined : `${role} ${JSON.stringify(address)} is not a ${e.chain} address (${addressFormat(e.chain)})`
+    address === null || isAddressOn(e.chain, address) ? undefined : `${role} ${JSON.stringify(address)} is not ${describeAddressOn(e.chain)}`
   switch (e.type) {
     case "tokenLaunched":
       return party("token", e.token) ?? party("creator", e.creator)
@@ -351,7 +349,17 @@ export class MarketEngine {
           token.graduatedToDex = e.dex
           if (token.hasCurve) token.recordCurve(Fixed.fromInt(100), e.timestamp)
           const deepest = token.deepestPool()
-          token.graduatedToPool = token.pool(e.pool, e.dex, deepest?.anchorAddress ?? "", deepest?.anchorSymbol ?? "").address
+          const migratedTo = token.pool(e.pool, e.dex, deepest?.anchorAddress ?? "", deepest?.anchorSymbol ?? "")
+          token.graduatedToPool = migratedTo.address
+          // The migration moves the curve's reserves into the new pool: the curve holds nothing
+          // from now on (its last reading, on virtual reserves, would still count as liquidity and
+          // keep it the deepest pool). A curve is a pool a swap reported curve progress on, or one
+          // on the launchpad's own venue.
+          for (const pool of token.pools) {
+            if (pool !== migratedTo && (pool.isCurve || (token.launchpad !== null && pool.dex === token.launchpad))) {
+              token.setPoolLiquidity(pool, pool.anchorAddress, pool.anchorSymbol, 0n, 0n)
+            }
+          }
         }, e.timestamp)
       case "liquidityChanged":
         return this.withToken(e.chain, e.token, (token) => {
@@ -493,6 +501,7 @@ export class MarketEngine {
     const isLate = latest !== undefined && timestamp < latest
     const pool = token.pool(e.pool, e.dex, e.quoteAddress, e.quoteSymbol)
     const after = e.poolAfter
+    if (after !== null && after.bondingCurvePct !== null) pool.isCurve = true
     if (after !== null && !isLate) {
       // The pool as the swap left it: what a liquidityChanged and a curveProgressed after it would say.
       token.setPoolLiquidity(pool, e.quoteAddress, e.quoteSymbol, nativeValue(chain, after.liquidityNative), nativeUsd)

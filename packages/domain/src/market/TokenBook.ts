@@ -26,6 +26,8 @@ export interface PoolState {
   liquidityUsd: Fixed.Fixed
   /** Order in which the pool was first seen, for a stable order among equally deep pools. */
   readonly seenOrder: number
+  /** A bonding curve: a swap on it reported the curve's completion (emptied when the token graduates). */
+  isCurve: boolean
 }
 
 interface MoneyFixed {
@@ -325,7 +327,7 @@ export class TokenBook implements DiscoveryCandidate {
     const address = canonicalAddress(this.chain, named)
     pool = this.poolAt(address)
     if (pool === undefined) {
-      pool = { address, dex: interned(dex), anchorAddress: interned(anchorAddress), anchorSymbol: interned(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length }
+      pool = { address, dex: interned(dex), anchorAddress: interned(anchorAddress), anchorSymbol: interned(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length, isCurve: false }
       this.pools.push(pool)
       // A pool is no holder: one that already held tokens (sent to it before the pool was known,
       // e.g. at graduation) leaves the holder count and the top ten now.

@@ -264,7 +264,8 @@ describe("MarketEngine", () => {
       [launch({ id: "launch-bad-creator", token: "Fresh11111111111111111111111111111111111111", creator: "not an address" }), /creator "not an address" is not a solana address/],
       [swap("0x1111111111111111111111111111111111111111", "buy", 1_000_000n, 30_000_000n, start + 2000), /trader "0x1{40}" is not a solana address/],
       [{ ...swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000), id: "swap\u0000nul" }, /id has a control character/],
-      [{ type: "curveProgressed", id: "c-bad-token", timestamp: start + 2000, chain: "solana", token: "short", bondingCurvePct: "10" }, /token "short" is not a solana address/]
+      [{ type: "curveProgressed", id: "c-bad-token", timestamp: start + 2000, chain: "solana", token: "short", bondingCurvePct: "10" }, /token "short" is not a solana address/],
+      [launch({ id: "launch-arc", chain: "arc", token: TOKEN }), /token "TokenAddress1+pump" is not an arc address \(0x followed by 40 hex digits\)$/]
     ]
     for (const [event, reason] of malformed) {
       expect(engine.check(event)).toMatch(reason)
@@ -447,7 +448,9 @@ describe("MarketEngine", () => {
   it("records graduation, venues deepest pool first and the deepest pool's anchor", () => {
     const engine = new MarketEngine()
     engine.apply(launch())
-    engine.apply(swap(ALICE, "buy", 1_000_000n, 1_000n, start + 1))
+    // The curve as the last swap on it left it: 400 SOL of (virtual) liquidity, more than the new pool gets.
+    engine.apply(swap(ALICE, "buy", 1_000_000n, 1_000n, start + 1, 200, { poolAfter: { liquidityNative: 400_000_000_000n, bondingCurvePct: "99.9" } }))
+    expect(engine.token("solana", TOKEN)!.toWire().liquidity).toEqual({ native: "400", usd: "60000" })
     engine.apply({ type: "curveProgressed", id: "c1", timestamp: start + 2, chain: "solana", token: TOKEN, bondingCurvePct: "99.9" })
     engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
     engine.apply({
@@ -461,7 +464,44 @@ describe("MarketEngine", () => {
     expect(token.bondingCurvePct).toBe("100")
     expect(token.dexes).toEqual(["pumpswap", "pumpfun"])
     expect(token.anchorSymbol).toBe("SOL")
+    // The migration emptied the curve: the new pool alone is the liquidity, and the deepest.
     expect(token.liquidity).toEqual({ native: "170", usd: "25500" })
+  })
+
+  it("a graduation empties the curve whatever its venue is called, and only the curve", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch({ launchpad: "some-launchpad" }))
+    // a curve on a venue named otherwise than the launchpad (known as a curve by the progress its swaps report)
+    engine.apply(swap(ALICE, "buy", 1_000_000n, 1_000n, start + 1, 200, { dex: "curve-venue", poolAfter: { liquidityNative: 300_000_000_000n, bondingCurvePct: "80" } }))
+    // another pool that is no curve, trading beside it
+    engine.apply(swap(BOB, "buy", 1_000_000n, 1_000n, start + 2, 201, {
+      pool: "Side1111111111111111111111111111111111111111", dex: "side-dex", poolAfter: { liquidityNative: 50_000_000_000n, bondingCurvePct: null }
+    }))
+    engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
+    engine.apply({
+      type: "liquidityChanged", id: "l1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
+      dex: "pumpswap", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 170_000_000_000n, nativeUsd: "150"
+    })
+    const token = engine.token("solana", TOKEN)!.toWire()
+    expect(token.liquidity).toEqual({ native: "220", usd: "33000" })
+    expect(token.dexes).toEqual(["pumpswap", "side-dex", "curve-venue"])
+  })
+
+  it("no graduated token of a simulated market keeps its emptied curve as liquidity", () => {
+    const engine = new MarketEngine()
+    for (const e of simulated(8, 9)) engine.apply(e)
+    let graduated = 0
+    for (const token of engine.allTokens()) {
+      const wire = token.toWire()
+      if (wire.graduatedAt === null || !token.hasCurve) continue
+      graduated++
+      const curves = token.pools.filter((pool) => pool.isCurve)
+      expect(curves.length).toBeGreaterThan(0)
+      for (const pool of curves) expect(pool.liquidityNative).toBe(0n)
+      expect(token.deepestPool()!.address).toBe(wire.graduatedToPool)
+      expect(wire.dexes[0]).toBe(wire.graduatedToDex)
+    }
+    expect(graduated).toBeGreaterThan(3)
   })
 
   it("an address that held tokens before it became a known pool stops being a holder (graduation, a swap's new pool)", () => {

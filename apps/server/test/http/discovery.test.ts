@@ -201,6 +201,13 @@ describe("POST /v1/discovery", () => {
 
     it("answers 400 UNSUPPORTED_CHAIN on body.chains for an unsupported slug", async () => {
       await refuse({ chains: ["solana", "ethereum"], newPairs: {} }, "UNSUPPORTED_CHAIN", ["body.chains"])
+      await refuse({ chains: ["solana "], newPairs: {} }, "UNSUPPORTED_CHAIN", ["body.chains"])
+    })
+
+    it("answers 400 VALIDATION_ERROR on body.chains for an empty slug, saying so", async () => {
+      const reply = await api.post("/v1/discovery", { chains: ["solana", ""], newPairs: {} })
+      expectError(reply, 400, "VALIDATION_ERROR", ["body.chains"], true)
+      expect(reply.body.error.details).toEqual([{ field: "body.chains", message: "chains has an empty slug: each entry one of solana, base, bsc, robinhood, arc" }])
     })
 
     it("answers 400 VALIDATION_ERROR when no column is named (omitted or all null)", async () => {

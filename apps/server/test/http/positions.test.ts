@@ -387,6 +387,21 @@ describe("GET /v1/positions", () => {
 
     it("answers 400 VALIDATION_ERROR on chains for a chains list naming nothing", async () => {
       await refuse({ wallets: walletList, chains: "," }, "VALIDATION_ERROR", ["chains"])
+      await refuse({ wallets: walletList, chains: "" }, "VALIDATION_ERROR", ["chains"])
+    })
+
+    it("reads list entries as written: a stray comma is 400 VALIDATION_ERROR, a slug with a space 400 UNSUPPORTED_CHAIN, as in a path", async () => {
+      await refuse({ wallets: walletList, chains: "base," }, "VALIDATION_ERROR", ["chains"])
+      await refuse({ wallets: walletList, chains: "base,,bsc" }, "VALIDATION_ERROR", ["chains"])
+      await refuse({ wallets: walletList, chains: " base" }, "UNSUPPORTED_CHAIN", ["chains"])
+      await refuse({ wallets: walletList, chains: "base\t" }, "UNSUPPORTED_CHAIN", ["chains"])
+      await refuse({ wallets: `${walletList},` }, "VALIDATION_ERROR", ["wallets"])
+      const first = walletList.split(",")[0]!
+      await refuse({ wallets: ` ${first}` }, "VALIDATION_ERROR", ["wallets"])
+      const reply = await api.get(`/v1/positions${query({ wallets: ` ${first}` })}`)
+      expect(reply.body.error.details[0].message).toContain("is not a wallet address")
+      // the same slug without the space is read
+      expect((await api.get(`/v1/positions${query({ wallets: walletList, chains: "base,bsc" })}`)).status).toBe(200)
     })
 
     it("answers 400 VALIDATION_ERROR on sort for an unknown field, direction or shape", async () => {

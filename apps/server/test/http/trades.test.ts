@@ -191,13 +191,18 @@ describe("trade pages", () => {
     })
 
     it("answers 400 VALIDATION_ERROR on chains for a chains list naming nothing", async () => {
-      for (const chains of ["", ",", " , ,"]) {
+      for (const chains of ["", ",", ",,"]) {
         expectError(await api.get(`/v1/trades${query({ identity: "kol", chains })}`), 400, "VALIDATION_ERROR", ["chains"], true)
       }
+      // entries are read as written: " " is a slug no chain has
+      expectError(await api.get(`/v1/trades${query({ identity: "kol", chains: " , ," })}`), 400, "UNSUPPORTED_CHAIN", ["chains"])
     })
 
     it("answers 400 UNSUPPORTED_CHAIN on chains for an unsupported slug in the list", async () => {
       expectError(await api.get("/v1/trades?identity=kol&chains=solana,ethereum"), 400, "UNSUPPORTED_CHAIN", ["chains"])
+      // entries as written: with a space a slug is no slug, as in a path; a stray comma is a malformed list
+      expectError(await api.get("/v1/trades?identity=kol&chains=%20solana"), 400, "UNSUPPORTED_CHAIN", ["chains"])
+      expectError(await api.get("/v1/trades?identity=kol&chains=solana,"), 400, "VALIDATION_ERROR", ["chains"], true)
     })
 
     it("answers 400 VALIDATION_ERROR naming each unknown parameter", async () => {

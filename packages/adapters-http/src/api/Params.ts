@@ -64,14 +64,14 @@ export const TokenTradesParams = Schema.Struct({
 
 export const IdentityTradesParams = Schema.Struct({
   identity: documented(oneOf(TradeQueries.identities), "kol: wallets labelled key opinion leaders; partnerscan: wallets with a partner-platform profile"),
-  chains: text("Comma-separated chain slugs; absent means every spot chain; a list naming nothing is refused"),
+  chains: text("Comma-separated chain slugs, each as written (no spaces); absent means every spot chain; a list naming nothing, or with an empty entry, is refused"),
   limit: optionalDocumented(pageSize(TradeQueries.defaultTradeLimit), `Trades per page; outside 1-${TradeQueries.maxTradeLimit} is clamped, not refused`),
   cursor: text("The opaque nextCursor of the previous page, exactly as received")
 })
 
 export const PositionsParams = Schema.Struct({
-  wallets: Schema.String.annotate({ description: `1 to ${PositionQueries.maxWallets} wallet addresses, comma-separated` }),
-  chains: text("Comma-separated chain slugs; default every spot chain"),
+  wallets: Schema.String.annotate({ description: `1 to ${PositionQueries.maxWallets} wallet addresses, comma-separated, each as written (no spaces)` }),
+  chains: text("Comma-separated chain slugs, each as written (no spaces); default every spot chain"),
   lifecycle: optionalDocumented(oneOf(PositionQueries.lifecycles, "open"), "Lifecycle to list"),
   hideLowLiquidity: optionalDocumented(flag(true), "Drop open positions in tokens with under 1,000 USD liquidity"),
   hideDust: optionalDocumented(flag(false), "Drop open positions worth under 1 USD"),

@@ -4,7 +4,7 @@
  */
 import { Clock, Effect } from "effect"
 import type { DiscoveryRequest, TokenBook } from "@spot/domain"
-import { Discovery, rangeViolations } from "@spot/domain"
+import { Chain, Discovery, rangeViolations } from "@spot/domain"
 import { Market } from "../Market.js"
 import { Issues } from "./Params.js"
 
@@ -24,6 +24,10 @@ export const discover = Effect.fnUntraced(function*(request: DiscoveryRequest) {
   if (request.chains.length === 0) issues.add("body.chains", "chains names no chain: send one or more chain slugs")
   const chains = new Set<string>()
   for (const slug of request.chains) {
+    if (slug === "") {
+      issues.add("body.chains", `chains has an empty slug: each entry one of ${Chain.chains.join(", ")}`)
+      continue
+    }
     const chain = issues.chain("body.chains", slug)
     if (chain !== undefined) chains.add(chain)
   }

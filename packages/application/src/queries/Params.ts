@@ -31,13 +31,26 @@ export class Issues {
   }
 
   /**
+   * The entries of a comma-separated list, taken as written (a slug or an address is spelled the
+   * same in a list as anywhere else: " base" is no chain, as in a path); an empty entry (a stray
+   * comma) is refused, and so is an empty list. Empty entries are left out of the answer.
+   */
+  listEntries(field: string, value: string, what: string): Array<string> {
+    if (value === "") return []
+    const entries = value.split(",")
+    const named = entries.filter((entry) => entry.length > 0)
+    if (named.length < entries.length) this.add(field, `${field} has an empty entry: ${what} separated by single commas, with nothing else between them`)
+    return named
+  }
+
+  /**
    * A comma-separated list of chain slugs: undefined when absent (every chain); refused when it
    * names nothing; a repeated slug is read once.
    */
   chainList(field: string, value: string | undefined): ReadonlyArray<ChainSlug> | undefined {
     if (value === undefined) return undefined
-    const names = value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
-    if (names.length === 0) {
+    const names = this.listEntries(field, value, "chain slugs")
+    if (value === "") {
       this.add(field, `${field} names no chain: send one or more of ${Chain.chains.join(", ")}, comma-separated, or leave it out for every chain`)
       return undefined
     }

@@ -31,7 +31,7 @@ export const positions = Effect.fnUntraced(function*(params: Readonly<Record<str
   const issues = new Issues()
   refuseUnknown(issues, params, positionsParameters)
 
-  const wallets = (params.wallets ?? "").split(",").map((w) => w.trim()).filter((w) => w.length > 0)
+  const wallets = params.wallets === undefined ? [] : issues.listEntries("wallets", params.wallets, "wallet addresses")
   if (wallets.length === 0) issues.add("wallets", "wallets is required: 1 to 100 wallet addresses, comma-separated")
   else {
     // Distinct wallets count, as on the positions stream: a repeat (or an EVM address in other

@@ -118,13 +118,26 @@ const eventIdsAsBytes = Effect.gen(function*() {
   yield* sql`ALTER TABLE market_events ALTER COLUMN id TYPE text COLLATE "C"`
 })
 
+// Archive bodies are stored without compression. A block's body (25 trades, about 9 KB of JSON
+// made mostly of ids, addresses and hashes) is past the 2 KB at which PostgreSQL moves a value out
+// of line, and by default it compresses it first with pglz: about a fifth of the database's CPU
+// on the ingest path for about half the bytes. `EXTERNAL` still moves it out of line, uncompressed;
+// it applies to rows written from now on. Measured (`npm run bench -- ingest --trades 300000
+// --ingest-only`, two interleaved pairs): PostgreSQL CPU 11.3 / 12.2 → 9.5 / 9.3 µs per event.
+const archiveBodiesUncompressed = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE trade_archive_blocks ALTER COLUMN body SET STORAGE EXTERNAL`
+  yield* sql`ALTER TABLE trade_archive ALTER COLUMN body SET STORAGE EXTERNAL`
+})
+
 export const loader = Migrator.fromRecord({
   "1_create_event_log": createEventLog,
   "2_create_api_keys": createApiKeys,
   "3_create_log_identity": createLogIdentity,
   "4_create_trade_archive": createTradeArchive,
   "5_create_trade_archive_blocks": createTradeArchiveBlocks,
-  "6_event_ids_as_bytes": eventIdsAsBytes
+  "6_event_ids_as_bytes": eventIdsAsBytes,
+  "7_archive_bodies_uncompressed": archiveBodiesUncompressed
 })
 
 /** Runs the migrations not yet applied; returns those it ran. */

@@ -32,11 +32,11 @@ const evmAddress = /^0x[0-9a-fA-F]{40}$/
 export const isAddressOn = (chain: Chain, address: string): boolean =>
   addressFamily(chain) === "solana" ? base58Address.test(address) : evmAddress.test(address)
 
-/** True when `address` has the shape of an address on any served chain. */
-/** "not a base address"-style text of the chain's address form, for error messages: "an arc address (0x followed by 40 hex digits)". */
+/** The chain's address form for error messages ("... is not an arc address (0x followed by 40 hex digits)"). */
 export const describeAddressOn = (chain: Chain): string =>
   `${chain === "arc" ? "an" : "a"} ${chain} address (${addressFamily(chain) === "solana" ? "base58, 32-44 characters" : "0x followed by 40 hex digits"})`
 
+/** True when `address` has the shape of an address on any served chain. */
 export const looksLikeAddress = (address: string): boolean => base58Address.test(address) || evmAddress.test(address)
 
 /**

@@ -4,7 +4,7 @@
  * and readers see the state between batches.
  */
 import { Context, Layer } from "effect"
-import type { EngineChanges, EngineOptions, MarketEvent, PositionEntry, TokenBook } from "@spot/domain"
+import type { EngineChanges, EngineOptions, MarketEvent } from "@spot/domain"
 import { MarketEngine } from "@spot/domain"
 
 export interface IngestOutcome {
@@ -57,42 +57,19 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
       const rejected: Array<{ index: number; reason: string }> = []
       const sliced = listeners.size > 0
       let slice = 0
-      // tokens and positions changed by the slices told so far: each once (a position by its
-      // token and slot, the latest entry kept: every drain hands out new entry objects)
-      let tokens: Set<TokenBook> | undefined
-      let positions: Map<TokenBook, Map<number, PositionEntry>> | undefined
-      const keep = (entries: ReadonlyArray<PositionEntry>) => {
-        for (const entry of entries) {
-          let slots = positions!.get(entry.token)
-          if (slots === undefined) positions!.set(entry.token, slots = new Map())
-          slots.set(entry.state.slot, entry)
-        }
-      }
       for (let i = 0; i < events.length; i++) {
         const event = events[i]!
         const reason = engine.apply(event)
         if (reason === undefined) applied++
         else rejected.push({ index: i, reason })
         if (sliced && ++slice >= publishEvery && i + 1 < events.length && events[i + 1]!.timestamp > event.timestamp) {
-          const changes = engine.drainChanges()
-          tokens ??= new Set()
-          positions ??= new Map()
-          for (const token of changes.tokens) tokens.add(token)
-          keep(changes.positions)
-          tell({ tokens: [], trades: changes.trades, positions: [], leftMemory: changes.leftMemory })
+          // the slice's trades now; its tokens and positions stay in the engine (each once) for the last drain
+          tell(engine.drainTrades())
           slice = 0
         }
       }
       if (now !== undefined) engine.advanceTo(now)
-      if (tokens === undefined || positions === undefined) publish()
-      else {
-        const changes = engine.drainChanges()
-        for (const token of changes.tokens) tokens.add(token)
-        keep(changes.positions)
-        const changed: Array<PositionEntry> = []
-        for (const slots of positions.values()) for (const entry of slots.values()) changed.push(entry)
-        tell({ tokens: [...tokens], trades: changes.trades, positions: changed, leftMemory: changes.leftMemory })
-      }
+      publish()
       return { applied, rejected }
     },
     advanceTo: (now) => {

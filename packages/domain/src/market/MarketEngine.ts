@@ -306,6 +306,18 @@ export class MarketEngine {
     }
   }
 
+  /**
+   * Hands over the trades made and the trades that left memory since the previous drain, and
+   * nothing else: changed tokens and positions keep accumulating (each once) until `drainChanges`.
+   * For a big batch told in slices: its trades early, its tokens and positions once.
+   */
+  drainTrades(): EngineChanges {
+    const changes: EngineChanges = { tokens: [], trades: this.newTrades, positions: [], leftMemory: this.leftMemory }
+    this.newTrades = []
+    this.leftMemory = []
+    return changes
+  }
+
   /** Hands over what changed since the previous call. */
   drainChanges(): EngineChanges {
     const positions = new Array<PositionEntry>(this.changedPositionSlots.length)

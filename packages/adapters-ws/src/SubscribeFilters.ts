@@ -87,7 +87,6 @@ const knownFilters: Readonly<Record<ChannelName, ReadonlyArray<string>>> = {
   "spot.positions": ["wallets", "chains"]
 }
 
-
 class Problems {
   readonly issues: Array<FieldError> = []
   unsupported: { field: string; value: string } | undefined

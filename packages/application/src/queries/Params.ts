@@ -49,11 +49,11 @@ export class Issues {
    */
   chainList(field: string, value: string | undefined): ReadonlyArray<ChainSlug> | undefined {
     if (value === undefined) return undefined
-    const names = this.listEntries(field, value, "chain slugs")
     if (value === "") {
       this.add(field, `${field} names no chain: send one or more of ${Chain.chains.join(", ")}, comma-separated, or leave it out for every chain`)
       return undefined
     }
+    const names = this.listEntries(field, value, "chain slugs")
     const out: Array<ChainSlug> = []
     for (const name of names) {
       const chain = this.chain(field, name)

@@ -182,7 +182,6 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
   }
 }
 
-
 /**
  * Why an event is not well-formed beyond its schema, if it is not: an id with a control character
  * (ids are stored as text, which cannot hold NUL, and echoed in messages), or a token, trader,
@@ -291,7 +290,6 @@ export class MarketEngine {
     if (subject === undefined || this.tokenOn(subject.chain, subject.token) !== undefined) return undefined
     return `unknown token ${subject.chain}:${subject.token}: send its tokenLaunched event first`
   }
-
 
   /** Moves the clock to `now`, expiring trades out of the stats windows of active tokens. */
   advanceTo(now: number): void {

@@ -4,7 +4,7 @@
  */
 import { Clock, Effect } from "effect"
 import type { DiscoveryRequest, TokenBook } from "@spot/domain"
-import { Chain, Discovery, rangeViolations } from "@spot/domain"
+import { Discovery, rangeViolations } from "@spot/domain"
 import { Market } from "../Market.js"
 import { Issues } from "./Params.js"
 
@@ -22,15 +22,7 @@ export interface RankedColumn {
 export const discover = Effect.fnUntraced(function*(request: DiscoveryRequest) {
   const issues = new Issues()
   if (request.chains.length === 0) issues.add("body.chains", "chains names no chain: send one or more chain slugs")
-  const chains = new Set<string>()
-  for (const slug of request.chains) {
-    if (slug === "") {
-      issues.add("body.chains", `chains has an empty slug: each entry one of ${Chain.chains.join(", ")}`)
-      continue
-    }
-    const chain = issues.chain("body.chains", slug)
-    if (chain !== undefined) chains.add(chain)
-  }
+  const chains = new Set<string>(issues.chainSlugs("body.chains", request.chains))
   const columns = Discovery.columnNames.filter((name) => request[name] !== undefined && request[name] !== null)
   if (columns.length === 0) issues.add("body", "name at least one column: newPairs, graduating or graduated ({} requests its defaults)")
   for (const name of columns) {

@@ -53,10 +53,21 @@ export class Issues {
       this.add(field, `${field} names no chain: send one or more of ${Chain.chains.join(", ")}, comma-separated, or leave it out for every chain`)
       return undefined
     }
-    const names = this.listEntries(field, value, "chain slugs")
+    return this.chainSlugs(field, this.listEntries(field, value, "chain slugs"))
+  }
+
+  /**
+   * Chain slugs as written, each read once (a query list's entries or a body's array); an empty
+   * slug is named as such, an unknown one is `UNSUPPORTED_CHAIN`.
+   */
+  chainSlugs(field: string, slugs: ReadonlyArray<string>): Array<ChainSlug> {
     const out: Array<ChainSlug> = []
-    for (const name of names) {
-      const chain = this.chain(field, name)
+    for (const slug of slugs) {
+      if (slug === "") {
+        this.add(field, `chains has an empty slug: each entry one of ${Chain.chains.join(", ")}`)
+        continue
+      }
+      const chain = this.chain(field, slug)
       if (chain !== undefined && !out.includes(chain)) out.push(chain)
     }
     return out

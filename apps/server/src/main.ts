@@ -4,7 +4,7 @@
  * message naming it. SIGINT/SIGTERM stop it gracefully.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
 import * as Server from "./Server.js"
 import { serverConfig } from "./ServerConfig.js"
 
@@ -25,4 +25,12 @@ const program = Effect.gen(function*() {
   )
 })
 
-NodeRuntime.runMain(program)
+/**
+ * SIGINT/SIGTERM interrupt the service and its finalizers run (the stream closes, the archive and
+ * a snapshot are written): a clean stop, exit 0 — process managers count another code as a crash.
+ * A stop whose finalizers failed, or any other failure, keeps Effect's codes (1).
+ */
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+NodeRuntime.runMain(program, { teardown })

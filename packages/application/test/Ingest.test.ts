@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Stream } from "effect"
+import { Clock, Effect, Layer, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { EventStore, Ingest, Market, StoreUnavailable } from "@spot/application"
 import type { StoredEvent } from "@spot/application"
 import { Events, Simulator } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
+import { firstDifference, readsOf } from "../../domain/test/support/EngineReads.js"
 
 /** The service's clock at the wall clock's time (the test clock starts at 0, before every event here): ingest refuses events dated past it. */
 const serviceClockNow = Layer.effectDiscard(TestClock.setTime(Date.now()))
@@ -36,6 +37,30 @@ const memoryStore = () => {
 const simulated = new Simulator.MarketSimulator({ seed: 9, startTime: 1_700_000_000_000, tradesPerSecond: 20, launchesPerMinute: 20 }).runFor(2 * 60_000)
 const wire = simulated.map((e) => Events.encodeMarketEvent(e))
 
+/** The service's clock for the split property: every batch is folded up to this same present. */
+const present = Date.now()
+const liveClock = Clock.Clock.defaultValue()
+/** Stopped at `present` (a TestClock needs fibers that may suspend; the property runs synchronously). */
+const clockAtPresent: Clock.Clock = {
+  currentTimeMillisUnsafe: () => present,
+  currentTimeMillis: Effect.succeed(present),
+  currentTimeNanosUnsafe: () => BigInt(present) * 1_000_000n,
+  currentTimeNanos: Effect.succeed(BigInt(present) * 1_000_000n),
+  monotonicTimeNanosUnsafe: () => liveClock.monotonicTimeNanosUnsafe(),
+  monotonicTimeNanos: liveClock.monotonicTimeNanos,
+  sleep: (duration) => liveClock.sleep(duration)
+}
+
+/**
+ * What any split must give: the reads of one fold of the events moved to the same present, each
+ * token's updatedAt aside (it counts the changes told, so the batches: see EngineReads).
+ */
+const oneFold = (() => {
+  const reference = Market.makeMarket()
+  reference.apply(simulated, present)
+  return readsOf(reference.engine, { withoutTokenUpdatedAt: true })
+})()
+
 const setup = () => {
   const { state: store, service } = memoryStore()
   const market = Market.makeMarket()
@@ -58,10 +83,9 @@ describe("Ingest", () => {
             if (first.accepted + first.duplicates !== batch.length) throw new Error("counts")
             if (again.accepted !== 0) throw new Error("second send accepted events")
           }
-        }), liveClockLayer))
-        const reference = Market.makeMarket()
-        reference.apply(simulated)
-        expect(market.engine.stats).toEqual(reference.engine.stats)
+        }), liveClockLayer).pipe(Effect.provideService(Clock.Clock, clockAtPresent)))
+        expect(market.engine.now).toBe(present)
+        expect(firstDifference(readsOf(market.engine, { withoutTokenUpdatedAt: true }), oneFold)).toBeUndefined()
         expect(store.log.map((s) => s.event.id)).toEqual([...new Set(simulated.map((e) => e.id))])
       }),
       { numRuns: 8 }

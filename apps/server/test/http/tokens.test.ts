@@ -190,12 +190,21 @@ describe("GET /v1/tokens/{chain}/{address}", () => {
     })
 
     it("folds coarser timeframes: 1m candles of the hand-made token hold 60 trades each, on minute boundaries", async () => {
-      const served = await candles({ timeframe: "1m", metric: "price", denomination: "native", from: chartStart + 120_000, to: chartStart + 600_000 })
-      for (const candle of served) {
-        expect(candle.time % 60_000).toBe(0)
-        expect(candle.high).toBeGreaterThanOrEqual(candle.low)
+      const from = chartStart + 120_000
+      const to = chartStart + 600_000
+      const served = await candles({ timeframe: "1m", metric: "price", denomination: "native", from, to })
+      // Every minute opening in [from, to), each folding the 60 one-second swaps inside it (swap i
+      // trades one whole token for chartNativePrice(i) SOL: its price and its native volume).
+      const expected = []
+      for (let time = Math.ceil(from / 60_000) * 60_000; time < to; time += 60_000) {
+        const swaps = Array.from({ length: chartCandles }, (_, i) => i).filter((i) => candleTime(i) >= time && candleTime(i) < time + 60_000)
+        expect(swaps.length).toBe(60)
+        const prices = swaps.map(chartNativePrice)
+        const lamports = swaps.reduce((sum, i) => sum + 1_000_000 + i * 1000, 0)
+        expected.push({ time, open: prices[0]!, high: Math.max(...prices), low: Math.min(...prices), close: prices[59]!, volume: lamports / 1e9 })
       }
-      expect(served.length).toBeGreaterThan(0)
+      expect(expected.length).toBe(8)
+      expect(served).toEqual(expected)
     })
 
     it("answers a simulated token's default candles (1m, marketCap, usd) oldest first on minute boundaries", async () => {

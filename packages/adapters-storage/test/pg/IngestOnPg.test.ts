@@ -9,8 +9,9 @@ import { Clock, Effect, Layer, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { EventStore, Ingest, Market } from "@spot/application"
 import type { StoredEvent } from "@spot/application"
-import { Events, Simulator } from "@spot/domain"
+import { EngineSnapshot, Events, Simulator } from "@spot/domain"
 import { PgEventStore } from "@spot/adapters-storage"
+import { firstDifference, readsOf } from "../../../domain/test/support/EngineReads.js"
 import * as TestDatabase from "./TestDatabase.js"
 
 const database = await TestDatabase.pick()
@@ -43,18 +44,24 @@ describe(`Ingest on PgEventStore (${database.engine})`, () => {
 
         const replayed = (yield* Stream.runCollect(store.replay(0, 1_000))).flat() as Array<StoredEvent>
         expect(replayed.map((s) => s.event.id)).toEqual(simulated.map((e) => e.id))
+        // A restart: the log replayed, then the clock moved to the present (here, the live market's).
         const rebuilt = Market.makeMarket()
-        rebuilt.apply(replayed.map((s) => s.event))
+        rebuilt.apply(replayed.map((s) => s.event), market.engine.now)
         expect(rebuilt.engine.stats).toEqual(market.engine.stats)
+        // Every read the same, each token's updatedAt aside (it counts the changes told, so the batches: see EngineReads).
+        expect(firstDifference(readsOf(market.engine, { withoutTokenUpdatedAt: true }), readsOf(rebuilt.engine, { withoutTokenUpdatedAt: true }))).toBeUndefined()
         expect(ingest.foldedSeq()).toBe(replayed[replayed.length - 1]!.seq)
 
         // The lines were stored as sent.
         const rows = yield* sql<{ body: string }>`SELECT body FROM market_events ORDER BY seq`
         expect(rows.map((r) => r.body)).toEqual(texts)
 
+        // Sent again: the whole engine state is byte for byte what it was.
+        const before = EngineSnapshot.snapshot(market.engine)
         const again = yield* send()
         expect(again).toEqual(batches.map((b) => ({ accepted: 0, duplicates: b.texts.length })))
         expect(market.engine.stats).toEqual(rebuilt.engine.stats)
+        expect(Buffer.compare(EngineSnapshot.snapshot(market.engine), before)).toBe(0)
       }).pipe(
         // The live clock: ingest refuses events dated past the service's clock, and the test
         // clock starts at 0, before these events.

@@ -201,8 +201,13 @@ export class TradeTape {
     this.lastPriceUsd = usd
     this.lastTime = time
     this.statsCache = undefined
-    // A trade older than now (now moved by advanceTo) may already be outside the short windows.
-    if (time < this.now) this.expireWindows()
+    // A trade older than now (now moved by advanceTo) may already be outside the short windows,
+    // and beyond retention: trimmed at once, as the advanceTo that moved now past it would have.
+    if (time < this.now) {
+      this.expireWindows()
+      if (this.now >= this.rawTrimAt) this.trimRaw(this.now - this.retainMs)
+      this.hourly.dropEndedBy(this.now - this.hourlyRetainMs)
+    }
   }
 
   /**

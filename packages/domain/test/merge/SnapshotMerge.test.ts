@@ -11,7 +11,6 @@ import {
   type MergeRules,
   positionRules,
   SnapshotMerger,
-  tokenKey,
   tradeListRules
 } from "../../src/merge/SnapshotMerge.js"
 
@@ -102,10 +101,11 @@ describe("tokens", () => {
           applyUpdate: (state, update) => mergeTokens(state, [update])
         }
         const result = runRecipe(rules, snapshot, updates, split)
+        // From the raw entries: each token at its latest updatedAt among the snapshot's and the updates'.
         const expected = new Map<string, TestToken>()
-        for (const t of [...snapshot.values(), ...updates]) {
-          const current = expected.get(tokenKey(t))
-          if (current === undefined || t.updatedAt > current.updatedAt) expected.set(tokenKey(t), t)
+        for (const address of addresses) {
+          const times = [...snapshotEntries, ...updateEntries].filter((e) => addresses[e.key] === address).map((e) => e.order)
+          if (times.length > 0) expected.set(`solana:${address}`, token(address, Math.max(...times)))
         }
         expect(new Map([...result].sort())).toEqual(new Map([...expected].sort()))
       })

@@ -7,11 +7,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { chains } from "../../src/Chain.js"
-import * as Discovery from "../../src/discovery/Discovery.js"
 import type { MarketEvent } from "../../src/events/MarketEvent.js"
 import { decodeMarketEvent, encodeMarketEvent } from "../../src/events/MarketEvent.js"
-import type { Timeframe } from "../../src/market/Candles.js"
 import { MarketEngine } from "../../src/market/MarketEngine.js"
 import { TokenBook } from "../../src/market/TokenBook.js"
 import { flagCodes, flagLists, terminalCodes, terminalNames } from "../../src/market/TradeFeed.js"
@@ -19,6 +16,7 @@ import { WalletRecord } from "../../src/market/Wallets.js"
 import { MarketSimulator } from "../../src/simulator/MarketSimulator.js"
 import * as EngineSnapshot from "../../src/snapshot/EngineSnapshot.js"
 import * as Codec from "../../src/snapshot/ObjectGraphCodec.js"
+import { firstDifference, readsOf } from "../support/EngineReads.js"
 
 const start = 1_767_000_000_000
 const minute = 60_000
@@ -37,58 +35,6 @@ const foldMinute = (engine: MarketEngine, events: ReadonlyArray<MarketEvent>, mi
   if (drain) engine.drainChanges()
   engine.advanceTo(minuteEnd)
   if (drain) engine.drainChanges()
-}
-
-const timeframes: ReadonlyArray<Timeframe> = ["1s", "15s", "1m", "5m", "1h", "4h", "1d", "7d"]
-
-/** Everything the engine serves, as text, in a fixed order. */
-const readsOf = (engine: MarketEngine): Array<string> => {
-  const out: Array<string> = [JSON.stringify(engine.stats), `now ${engine.now}`]
-  for (const chain of chains) out.push(`${chain} usd ${String(engine.nativeUsdOf(chain))}`)
-  const wallets = new Set<string>()
-  const candidates: Array<TokenBook> = []
-  for (const token of engine.allTokens()) {
-    out.push(JSON.stringify(token.toWire()))
-    if (token.launchpad !== null) candidates.push(token)
-    const first = engine.tokenTradePage(token.chain, token.address, null, 10)
-    out.push(JSON.stringify({ hasMore: first.hasMore, trades: first.records.map((r) => r.trade) }))
-    const last = first.records[first.records.length - 1]
-    if (last !== undefined) {
-      const next = engine.tokenTradePage(token.chain, token.address, { timestamp: last.timestamp, seq: last.seq }, 100)
-      out.push(JSON.stringify({ hasMore: next.hasMore, trades: next.records.map((r) => r.trade) }))
-    }
-    for (const timeframe of timeframes) {
-      for (const metric of ["price", "marketCap"] as const) {
-        for (const denomination of ["usd", "native"] as const) {
-          out.push(JSON.stringify(token.tape.candles({ timeframe, metric, denomination })))
-          out.push(JSON.stringify(token.tape.latestCandle(timeframe, metric, denomination) ?? null))
-        }
-      }
-    }
-    for (const slot of token.positions.slots()) wallets.add(token.positions.walletAt(slot))
-  }
-  out.push(JSON.stringify(engine.positionsOfWallets([...wallets]).map((entry) => engine.positionWire(entry))))
-  for (const feed of ["kol", "partnerscan"] as const) {
-    out.push(JSON.stringify(engine.identityTradePage(feed, chains, null, 500).records.map((r) => r.trade)))
-    out.push(JSON.stringify(engine.identityTradePage(feed, ["solana"], null, 50).records.map((r) => r.trade)))
-  }
-  for (const address of [...wallets].slice(0, 50)) {
-    for (const chain of chains) {
-      const wallet = engine.wallet(chain, address)
-      if (wallet !== undefined) out.push(JSON.stringify({ funding: wallet.funding, labels: wallet.labels, identities: wallet.identities }))
-    }
-  }
-  for (const column of Discovery.columnNames) {
-    const ranked = Discovery.rankColumn(candidates, column, Discovery.defaultColumnRequest(column), engine.now)
-    out.push(`${column}: ${ranked.map((c) => `${c.chain}:${c.address}`).join(",")}`)
-  }
-  return out
-}
-
-const firstDifference = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): string | undefined => {
-  if (a.length !== b.length) return `${a.length} reads against ${b.length}`
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return `read ${i}:\n  ${a[i]!.slice(0, 300)}\n  ${b[i]!.slice(0, 300)}`
-  return undefined
 }
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i])

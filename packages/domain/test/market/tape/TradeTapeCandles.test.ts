@@ -273,6 +273,26 @@ describe("TradeTape candle queries", () => {
   })
 })
 
+describe("TradeTape trades older than retention", () => {
+  it("a trade in order but already beyond raw retention (the clock moved past it first) is in no fine candle: as if the clock moved after it", () => {
+    const one = FixedMath.ONE
+    const live = new TradeTape()
+    const replay = new TradeTape()
+    live.append(start, "buy", one, one, one, one, one, one)
+    live.advanceTo(start + 3 * day) // the raw tape trimmed; the next trade is later than the last, yet two days old
+    live.append(start + day, "sell", 2n * one, 2n * one, one, one, one, one)
+    live.advanceTo(start + 3 * day) // a clock tick at the same time moves nothing
+    replay.append(start, "buy", one, one, one, one, one, one)
+    replay.append(start + day, "sell", 2n * one, 2n * one, one, one, one, one)
+    replay.advanceTo(start + 3 * day)
+    expect(live.candles({ timeframe: "1m", metric: "price", denomination: "usd", from: -Infinity })).toEqual([])
+    for (const tf of timeframes) {
+      for (const m of metrics) for (const d of denominations) expect(all(live, tf, m, d), `${tf} ${m} ${d}`).toEqual(all(replay, tf, m, d))
+    }
+    expect(live.stats()).toEqual(replay.stats())
+  })
+})
+
 describe("TradeTape late trades in hourly candles", () => {
   const minute = 60_000
   const one = FixedMath.ONE

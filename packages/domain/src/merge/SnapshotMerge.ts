@@ -69,11 +69,31 @@ export const mergeTrades = <T extends TradeLike>(held: ReadonlyArray<T>, incomin
 }
 
 /**
- * Merges a fresh trade snapshot (a REST re-read after a reconnect) into `held`: the snapshot's
- * copies win, held trades it does not contain are kept.
+ * Merges a REST trade snapshot (newest first, as the page serves it: the first read, or a re-read
+ * after a reconnect) into `held` (newest first): the snapshot's copies win and keep the page's
+ * order, and held trades it does not contain are kept. Among equal timestamps the snapshot's trades
+ * come first: a page holds the newest trades, so a held trade it lacks executed before them.
  */
-export const mergeTradeSnapshot = <T extends TradeLike>(held: ReadonlyArray<T>, snapshot: ReadonlyArray<T>): Array<T> =>
-  mergeTrades(snapshot, held)
+export const mergeTradeSnapshot = <T extends TradeLike>(held: ReadonlyArray<T>, snapshot: ReadonlyArray<T>): Array<T> => {
+  const ids = new Set<string>()
+  const page: Array<T> = []
+  for (let i = 0; i < snapshot.length; i++) {
+    const trade = snapshot[i]!
+    if (ids.has(trade.id)) continue
+    ids.add(trade.id)
+    page.push(trade)
+  }
+  const out: Array<T> = []
+  let p = 0
+  for (let h = 0; h < held.length; h++) {
+    const trade = held[h]!
+    if (ids.has(trade.id)) continue
+    while (p < page.length && page[p]!.timestamp >= trade.timestamp) out.push(page[p++]!)
+    out.push(trade)
+  }
+  while (p < page.length) out.push(page[p++]!)
+  return out
+}
 
 // ---------------------------------------------------------------------------------------------
 // Candles
@@ -191,7 +211,7 @@ export interface MergeRules<S, U> {
 
 /** A trade list, newest first. */
 export const tradeListRules = <T extends TradeLike>(): MergeRules<ReadonlyArray<T>, T> => ({
-  applySnapshot: (held, snapshot) => (held === undefined ? mergeTrades([], snapshot) : mergeTradeSnapshot(held, snapshot)),
+  applySnapshot: (held, snapshot) => mergeTradeSnapshot(held ?? [], snapshot),
   applyUpdate: (state, update) => mergeTrades(state, [update])
 })
 
@@ -224,6 +244,11 @@ export const positionRules = <P extends PositionLike>(): MergeRules<P, P> => ({
  * in arrival order, then goes live), and offer every later update. After a reconnect call
  * {@link SnapshotMerger.reconnect} before resubscribing: it buffers again while keeping the held
  * state, and the next snapshot is merged into it rather than replacing it.
+ *
+ * A trade list comes out in the feed's own order (newest first by time, then by arrival) provided
+ * the snapshot covers the gap, as the spec's recipe assumes: every buffered trade is on the page or
+ * arrived after the read. A buffered trade that fell off a full page (more trades than a page holds
+ * arrived between subscribing and reading) is placed as the newest of its millisecond.
  */
 export class SnapshotMerger<S, U> {
   private held: S | undefined = undefined

@@ -247,6 +247,70 @@ describe("trades", () => {
     )
   })
 
+  it("the merged list is the feed's own order (newest first by time, then by arrival; same-millisecond and late trades included), across a reconnect", () => {
+    fc.assert(
+      fc.property(
+        // each trade's time (a few values, so many share a millisecond; later arrivals may be older)
+        fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.nat(), { minLength: 5, maxLength: 5 }),
+        fc.tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 })),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.boolean(),
+        (times, moments, [pageSize, rereadSize], redelivered, reconnects) => {
+          const n = times.length
+          const feed = times.map((t, seq) => ({ id: `t${seq}`, timestamp: 1000 + t * 10, seq }))
+          // The REST page's order, which is the feed's: time, then arrival (seq), newest first.
+          const truth = [...feed].sort((a, b) => b.timestamp - a.timestamp || b.seq - a.seq)
+          // subscribe ≤ read ≤ drop ≤ resubscribe ≤ re-read, as positions in the feed
+          const [subscribe, read, drop, resubscribe, reread] = moments.map((m) => m % (n + 1)).sort((a, b) => a - b) as [number, number, number, number, number]
+          const rest = (t: { id: string; timestamp: number }): TestTrade => ({ id: t.id, timestamp: t.timestamp, source: "rest" })
+          const stream = (seq: number): TestTrade => ({ id: feed[seq]!.id, timestamp: feed[seq]!.timestamp, source: "stream" })
+          // A page read when `before` trades had arrived: the newest of them, at least `size`, and
+          // (the recipe's premise: a snapshot covers the gap) every trade the stream delivered
+          // between subscribing at `from` and the read.
+          const page = (before: number, size: number, from: number) => {
+            const arrived = truth.filter((t) => t.seq < before)
+            let take = Math.min(size, arrived.length)
+            arrived.forEach((t, i) => {
+              if (t.seq >= from && i >= take) take = i + 1
+            })
+            return arrived.slice(0, take).map(rest)
+          }
+          const merger = new SnapshotMerger(tradeListRules<TestTrade>())
+          const deliver = (from: number, to: number) => {
+            for (let seq = from; seq < to; seq++) {
+              merger.offer(stream(seq))
+              if (redelivered.includes(seq)) merger.offer(stream(seq))
+            }
+          }
+          const expected = new Set<string>()
+          const firstPage = page(read, pageSize, subscribe)
+          deliver(subscribe, read)
+          merger.applySnapshot(firstPage)
+          for (const t of firstPage) expected.add(t.id)
+          const lastSeq = reconnects ? drop : n
+          deliver(read, lastSeq)
+          for (let seq = subscribe; seq < lastSeq; seq++) expected.add(feed[seq]!.id)
+          let restIds = new Set(firstPage.map((t) => t.id))
+          if (reconnects) {
+            merger.reconnect()
+            const secondPage = page(reread, rereadSize, resubscribe)
+            deliver(resubscribe, reread)
+            merger.applySnapshot(secondPage)
+            deliver(reread, n)
+            for (const t of secondPage) expected.add(t.id)
+            for (let seq = resubscribe; seq < n; seq++) expected.add(feed[seq]!.id)
+            restIds = new Set([...restIds, ...secondPage.map((t) => t.id)])
+          }
+          const result = merger.state!
+          expect(result.map((t) => t.id)).toEqual(truth.filter((t) => expected.has(t.id)).map((t) => t.id))
+          for (const t of result) expect(t.source).toBe(restIds.has(t.id) ? "rest" : "stream")
+        }
+      ),
+      { numRuns: 2_000 }
+    )
+  })
+
   it("applying a trade update twice changes nothing more than applying it once", () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.nat({ max: 30 }), { maxLength: 20 }), fc.nat({ max: 30 }), (heldIds, id) => {

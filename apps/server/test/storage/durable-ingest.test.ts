@@ -112,7 +112,8 @@ describe("durable ingest on the real server", () => {
     const badPool = { ...swap, id: "test:swap:badpool", poolAfter: { liquidityNative: "1.5", bondingCurvePct: "12" } }
     const eventsBefore = server.market.engine.stats.events
     const overfullCurve = { ...swap, id: "test:swap:overfull", poolAfter: { liquidityNative: "1", bondingCurvePct: "120" } }
-    const reply = await post(server, [fresh, { ...swap, id: "test:swap:ok", token: fresh.token }, badSwap, orphanSwap, badPool, overfullCurve])
+    const tooManyDecimals = { ...fresh, id: "test:launch:decimals", decimals: 19 }
+    const reply = await post(server, [fresh, { ...swap, id: "test:swap:ok", token: fresh.token }, badSwap, orphanSwap, badPool, overfullCurve, tooManyDecimals])
     expect(reply.status).toBe(400)
     expect(reply.body.error.code).toBe("VALIDATION_ERROR")
     const fields = reply.body.error.details.map((d: any) => d.field)
@@ -120,6 +121,7 @@ describe("durable ingest on the real server", () => {
     expect(fields).toContain("events[3]")
     expect(fields).toContain("events[4].poolAfter.liquidityNative")
     expect(reply.body.error.details).toContainEqual({ field: "events[5]", message: expect.stringMatching(/bondingCurvePct beyond 100/) })
+    expect(reply.body.error.details).toContainEqual({ field: "events[6].decimals", message: expect.stringMatching(/at most 18: the API's decimal strings carry 18 places/) })
     expect(fields.some((f: string) => f.startsWith("events[0]") || f.startsWith("events[1]"))).toBe(false) // a launch then its swap in one batch is fine
     expect(server.market.engine.stats.events).toBe(eventsBefore)
   })

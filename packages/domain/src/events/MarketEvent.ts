@@ -22,6 +22,15 @@ const PositiveBaseUnits = Schema.BigIntFromString.check(Schema.isGreaterThanBigI
 const DecimalText = Schema.String.check(Schema.isPattern(/^\d+(\.\d+)?$/))
 const Pct = Schema.String.check(Schema.isPattern(/^\d+(\.\d+)?$/))
 const Decimals = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(36))
+/**
+ * A token's own decimals: at most 18, the places of every decimal string the API serves (amounts,
+ * supply, prices). A token with more would show amounts below 10^-18 of a token as 0, and the
+ * figures derived from them wrong (docs/market-events.md).
+ */
+const TokenDecimals = Schema.Int.check(
+  Schema.isGreaterThanOrEqualTo(0),
+  Schema.isLessThanOrEqualTo(18, { message: "must be at most 18: the API's decimal strings carry 18 places" })
+)
 const OptionalText = Schema.NullOr(Schema.String.check(Schema.isMaxLength(2048)))
 
 /** Every event carries `id`, its identity for de-duplication, and `timestamp`, when it happened. */
@@ -49,7 +58,7 @@ export const TokenLaunched = Schema.Struct({
   chain: Chain,
   token: Address,
   creator: Address,
-  decimals: Decimals,
+  decimals: TokenDecimals,
   supply: BaseUnits,
   launchpad: Schema.NullOr(Schema.String),
   hasCurve: Schema.Boolean,

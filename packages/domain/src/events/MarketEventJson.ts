@@ -50,6 +50,7 @@ const int = (u: unknown, min: number, max: number): number => {
 }
 const natural = (u: unknown): number => int(u, 0, Number.MAX_SAFE_INTEGER)
 const decimals = (u: unknown): number => int(u, 0, 36)
+const tokenDecimals = (u: unknown): number => int(u, 0, 18)
 const bool = (u: unknown): boolean => {
   if (typeof u !== "boolean") throw NOT_FAST
   return u
@@ -116,7 +117,7 @@ const decoders: Record<string, (o: Raw) => MarketEvent> = {
     chain: chain(o.chain),
     token: address(o.token),
     creator: address(o.creator),
-    decimals: decimals(o.decimals),
+    decimals: tokenDecimals(o.decimals),
     supply: units(o.supply),
     launchpad: nullOrText(o.launchpad),
     hasCurve: bool(o.hasCurve),

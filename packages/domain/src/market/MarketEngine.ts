@@ -158,6 +158,7 @@ const pctBeyond100 = (text: string): boolean => Number(text) > 100
 export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rejection => {
   switch (e.type) {
     case "tokenLaunched":
+      if (e.decimals > Fixed.SCALE_DIGITS) return `decimals beyond ${Fixed.SCALE_DIGITS}: the API's decimal strings carry ${Fixed.SCALE_DIGITS} places`
       return e.supply > MAX_BASE_UNITS ? `supply beyond ${MAX_BASE_UNITS} base units` : undefined
     case "transfer":
       return e.amount > MAX_BASE_UNITS ? `amount beyond ${MAX_BASE_UNITS} base units` : undefined

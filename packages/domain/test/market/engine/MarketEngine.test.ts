@@ -237,7 +237,9 @@ describe("MarketEngine", () => {
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { fees: { transaction: 10n ** 22n, validator: 0n, platform: 0n, dex: 0n } }),
       // a curve is never more than complete
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { poolAfter: { liquidityNative: 1n, bondingCurvePct: "100.5" } }),
-      { type: "curveProgressed", id: "c-beyond", timestamp: start + 2000, chain: "solana", token: TOKEN, bondingCurvePct: "101" }
+      { type: "curveProgressed", id: "c-beyond", timestamp: start + 2000, chain: "solana", token: TOKEN, bondingCurvePct: "101" },
+      // a token whose amounts the API's 18 decimal places could not show
+      launch({ id: "launch-19", token: "Dec19Token1111111111111111111111111111111111", decimals: 19 })
     ]
     for (const event of beyond) {
       expect(engine.check(event)).toMatch(/beyond/)
@@ -245,6 +247,8 @@ describe("MarketEngine", () => {
     }
     expect(JSON.stringify(engine.token("solana", TOKEN)!.toWire())).toBe(before)
     expect(engine.stats.trades).toBe(1)
+    expect(engine.stats.tokens).toBe(1)
+    expect(engine.apply(launch({ id: "launch-18", token: "Dec18Token1111111111111111111111111111111111", decimals: 18 }))).toBeUndefined()
     // the largest accepted amounts fold without loss, in the totals and in the stats windows
     expect(engine.apply(swap(ALICE, "buy", 10n ** 36n, 10n ** 19n, start + 3000, 200, { nativeUsd: "1" }))).toBeUndefined()
     const holdings = [...engine.positionsOfToken(engine.token("solana", TOKEN)!)][0]!.state.holdings

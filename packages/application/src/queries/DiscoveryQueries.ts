@@ -36,6 +36,6 @@ export const discover = Effect.fnUntraced(function*(request: DiscoveryRequest) {
   for (const token of market.engine.allTokens()) if (chains.has(token.chain) && token.launchpad !== null) candidates.push(token)
   return columns.map((column): RankedColumn => ({
     column,
-    tokens: Discovery.rankColumn(candidates, column, Discovery.resolveColumnRequest(column, request[column]!), now) as Array<TokenBook>
+    tokens: Discovery.rankColumn(candidates, column, Discovery.resolveColumnRequest(column, request[column]!), now)
   }))
 })

@@ -8,7 +8,8 @@ import type { DiscoveryCandidate } from "./DiscoveryCandidate.js"
 import { compileFilters, type DiscoveryFilterValues, meetsFilters } from "./DiscoveryFilters.js"
 
 export type { DiscoveryCandidate } from "./DiscoveryCandidate.js"
-export type { CountRange, DecimalRange, DiscoveryFilterValues, NumberRange } from "./DiscoveryFilters.js"
+export type { CompiledFilters, CountRange, DecimalRange, DiscoveryFilterValues, NumberRange } from "./DiscoveryFilters.js"
+export { addressKey, compileFilters, fixedFromJsonNumber, meetsFilters, twitterHandleOf, websiteHostOf } from "./DiscoveryFilters.js"
 
 export type ColumnName = "newPairs" | "graduating" | "graduated"
 
@@ -155,7 +156,7 @@ export const rankOrder = (sortBy: SortBy, order: SortOrder): CandidateOrder => {
 // Ranking
 
 /** Moves the entry at `index` of a heap whose root is its worst entry down to its place. */
-const siftDown = (heap: Array<DiscoveryCandidate>, index: number, order: CandidateOrder): void => {
+const siftDown = <C extends DiscoveryCandidate>(heap: Array<C>, index: number, order: CandidateOrder): void => {
   const size = heap.length
   const entry = heap[index]!
   for (;;) {
@@ -171,7 +172,7 @@ const siftDown = (heap: Array<DiscoveryCandidate>, index: number, order: Candida
   heap[index] = entry
 }
 
-const siftUp = (heap: Array<DiscoveryCandidate>, index: number, order: CandidateOrder): void => {
+const siftUp = <C extends DiscoveryCandidate>(heap: Array<C>, index: number, order: CandidateOrder): void => {
   const entry = heap[index]!
   while (index > 0) {
     const parent = (index - 1) >> 1
@@ -190,17 +191,17 @@ const siftUp = (heap: Array<DiscoveryCandidate>, index: number, order: Candidate
  * Cost: one pass over the candidates with a bounded heap of `limit` entries (the top-k), so the
  * work is O(n log limit) and nothing is sorted but the kept rows.
  */
-export const rankColumn = (
-  candidates: Iterable<DiscoveryCandidate>,
+export const rankColumn = <C extends DiscoveryCandidate>(
+  candidates: Iterable<C>,
   column: ColumnName,
   request: ColumnRequest,
   now: number
-): Array<DiscoveryCandidate> => {
+): Array<C> => {
   const limit = clampLimit(request.limit)
   const filters = compileFilters(request.filters)
   const order = rankOrder(request.sortBy, request.order)
   // A max-heap on "ranks later": the root is the worst row kept so far.
-  const heap: Array<DiscoveryCandidate> = []
+  const heap: Array<C> = []
   for (const candidate of candidates) {
     if (columnOf(candidate) !== column) continue
     if (heap.length === limit && order(candidate, heap[0]!) >= 0) continue

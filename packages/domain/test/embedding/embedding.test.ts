@@ -1,0 +1,60 @@
+/**
+ * The domain package as another service embeds it (docs/embedding.md): only its public index, the
+ * calling contract that doc states, and the same schemas the service's /openapi.json is made from.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { Candle, Discovery, MarketEngine, Position, Simulator, SnapshotMerge, Token, Trade } from "../../src/index.js"
+
+const startTime = 1_700_000_000_000
+
+/** The doc's example: a simulated market folded a second at a time, changes drained per batch. */
+const foldMinutes = (minutes: number, batchSeconds = 1) => {
+  const simulator = new Simulator.MarketSimulator({ seed: 7, startTime, tradesPerSecond: 40, launchesPerMinute: 30 })
+  const engine = new MarketEngine()
+  for (let second = 0; second < minutes * 60;) {
+    second = Math.min(second + batchSeconds, minutes * 60)
+    for (const event of simulator.advance(startTime + second * 1_000)) {
+      const rejection = engine.apply(event)
+      if (rejection !== undefined) throw new Error(rejection)
+    }
+    engine.drainChanges()
+  }
+  engine.advanceTo(startTime + minutes * 60_000)
+  engine.drainChanges()
+  return engine
+}
+
+describe("embedding the domain package", () => {
+  it("folds a simulated market and serves every object in the schemas of /openapi.json", () => {
+    const engine = foldMinutes(3)
+    const tokens = [...engine.allTokens()]
+    expect(tokens.length).toBeGreaterThan(20)
+    const busiest = tokens.reduce((a, b) => (b.tape.size > a.tape.size ? b : a))
+    const token = engine.token(busiest.chain, busiest.address)!
+    expect(Schema.encodeSync(Token)(token.toWire())).toEqual(token.toWire())
+    const page = engine.tokenTradePage(token.chain, token.address, null, 20)
+    expect(page.records.length).toBeGreaterThan(0)
+    for (const record of page.records) Schema.encodeSync(Trade)(record.trade)
+    const candles = token.tape.candles({ timeframe: "1m", metric: "price", denomination: "usd" })
+    expect(candles.length).toBeGreaterThan(0)
+    for (const candle of candles) Schema.encodeSync(Candle)(candle)
+    const trader = page.records[0]!.trader
+    const positions = engine.positionsOfWallets([trader])
+    expect(positions.length).toBeGreaterThan(0)
+    for (const entry of positions) Schema.encodeSync(Position)(engine.positionWire(entry))
+    // a discovery column, ranked by the package's own rules (typed as the engine's token books)
+    const column = Discovery.rankColumn(engine.allTokens(), "newPairs", Discovery.defaultColumnRequest("newPairs"), engine.now)
+    expect(column.length).toBeGreaterThan(0)
+    for (const book of column) expect(Discovery.columnOf(book)).toBe("newPairs")
+    expect(Discovery.meetsFilters(Discovery.compileFilters({}), column[0]!, engine.now)).toBe(true)
+    // the simulator's building blocks are reachable too
+    expect(typeof Simulator.Prng).toBe("object")
+    expect(typeof SnapshotMerge.SnapshotMerger).toBe("function")
+  })
+
+  it("gives byte-identical objects for the same events, whatever the batch size, once the clock is at the same time", () => {
+    const read = (engine: MarketEngine) => JSON.stringify([...engine.allTokens()].map((t) => ({ ...t.toWire(), updatedAt: 0 })))
+    expect(read(foldMinutes(2, 1))).toBe(read(foldMinutes(2, 7)))
+  })
+})

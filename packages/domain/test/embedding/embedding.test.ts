@@ -30,7 +30,7 @@ describe("embedding the domain package", () => {
     const engine = foldMinutes(3)
     const tokens = [...engine.allTokens()]
     expect(tokens.length).toBeGreaterThan(20)
-    const busiest = tokens.reduce((a, b) => (b.tape.size > a.tape.size ? b : a))
+    const busiest = tokens.reduce((a, b) => (b.buys24h > a.buys24h ? b : a))
     const token = engine.token(busiest.chain, busiest.address)!
     expect(Schema.encodeSync(Token)(token.toWire())).toEqual(token.toWire())
     const page = engine.tokenTradePage(token.chain, token.address, null, 20)

@@ -68,8 +68,8 @@ const noVolumes = new Uint32Array(0)
 const noSides = new Uint8Array(0)
 
 // Window state, per window: the oldest trade still inside (a sequence number), counts, split
-// volume sums, the USD price of the newest trade that left it (NaN: none left yet), and when
-// the oldest trade leaves (Infinity: empty), so a check touches no raw trade.
+// volume sums, the USD price of the newest trade that left it (NaN: none left yet) and that
+// trade's time, and when the oldest trade leaves (Infinity: empty), so a check touches no raw trade.
 const W_TAIL = 0
 const W_BUYS = 1
 const W_SELLS = 2
@@ -79,7 +79,8 @@ const W_SELL_NATIVE = 7
 const W_SELL_USD = 9
 const W_REFERENCE = 11
 const W_EXPIRES_AT = 12
-const WINDOW_STRIDE = 13
+const W_REFERENCE_AT = 13
+const WINDOW_STRIDE = 14
 
 // heapBytes: rough V8 costs of the tape object with its fields and of one typed array with its buffer.
 const TAPE_OBJECT_BYTES = 320
@@ -183,6 +184,7 @@ export class TradeTape {
       for (let w = 0; w < windowCount; w++) {
         windows[w * WINDOW_STRIDE + W_TAIL] = seq
         windows[w * WINDOW_STRIDE + W_REFERENCE] = this.lastPriceUsd
+        windows[w * WINDOW_STRIDE + W_REFERENCE_AT] = this.lastTime
         windows[w * WINDOW_STRIDE + W_EXPIRES_AT] = Infinity
       }
       this.windows = windows
@@ -235,12 +237,17 @@ export class TradeTape {
     const windows = this.windows
     if (time <= this.now - this.retainMs) {
       // In no window (each is at most the retention long), and fine buckets this old are already
-      // incomplete: only the hourly candles and the references of windows nothing has left yet.
+      // incomplete: only the hourly candles, and the reference of each window (the last trade at
+      // or before its start) when it is newer than the reference held (or none is).
       if (time > this.rawDroppedThrough) this.rawDroppedThrough = time
       this.hourly.addLate(time, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
       if (windows !== undefined) {
         for (let w = 0; w < windowCount; w++) {
-          if (Number.isNaN(windows[w * WINDOW_STRIDE + W_REFERENCE])) windows[w * WINDOW_STRIDE + W_REFERENCE] = usd
+          const base = w * WINDOW_STRIDE
+          if (Number.isNaN(windows[base + W_REFERENCE]) || time >= windows[base + W_REFERENCE_AT]!) {
+            windows[base + W_REFERENCE] = usd
+            windows[base + W_REFERENCE_AT] = time
+          }
         }
       }
       return
@@ -274,7 +281,10 @@ export class TradeTape {
       if (seq < tail || (seq === tail && time <= this.now - length)) {
         // Outside: before the oldest trade inside. Right before it, it is the newest trade that
         // left the window, so the window's reference price.
-        if (seq === tail) windows[base + W_REFERENCE] = usd
+        if (seq === tail) {
+          windows[base + W_REFERENCE] = usd
+          windows[base + W_REFERENCE_AT] = time
+        }
         windows[base + W_TAIL] = tail + 1
         continue
       }
@@ -484,6 +494,7 @@ export class TradeTape {
           subtractSplit(windows, base + W_BUY_USD, words[wordAt + 2], words[wordAt + 3])
         }
         windows[base + W_REFERENCE] = values[at + 2]
+        windows[base + W_REFERENCE_AT] = values[at]
         tail++
         changed = true
       }

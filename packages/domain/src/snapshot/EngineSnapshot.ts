@@ -46,7 +46,7 @@ export { SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from 
  * covers the registered classes' code and the exported functions of the engine's modules, not
  * module-private helpers or constants). A bump makes every existing snapshot refused.
  */
-export const ENGINE_STATE_VERSION = 10 // 10: pools know whether they are a bonding curve (emptied at graduation); 9: buy counts of recent blocks per holder book, pools by canonical address; 8: a position book in chunks of 64 positions; 7: hourly candles keep the times of their open and close trades (a late trade placed by them); 6: late trades placed at their own time in the tape; 5: isTransfer kept through buys (NO_BUY apart), self-transfers and empty senders change nothing; 4: fundings packed (PackedFunding, TextBytes); 3: token feeds hand trades to the archive in blocks
+export const ENGINE_STATE_VERSION = 11 // 11: each stats window keeps its reference trade's time (a backfilled trade past retention replaces an older reference); 10: pools know whether they are a bonding curve (emptied at graduation); 9: buy counts of recent blocks per holder book, pools by canonical address; 8: a position book in chunks of 64 positions; 7: hourly candles keep the times of their open and close trades (a late trade placed by them); 6: late trades placed at their own time in the tape; 5: isTransfer kept through buys (NO_BUY apart), self-transfers and empty senders change nothing; 4: fundings packed (PackedFunding, TextBytes); 3: token feeds hand trades to the archive in blocks
 
 /**
  * The classes of the engine's state. `transient`: caches derived from the rest of the state,

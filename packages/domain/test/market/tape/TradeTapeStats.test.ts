@@ -3,6 +3,7 @@ import * as fc from "fast-check"
 import * as FixedMath from "../../../src/Fixed.js"
 import { TradeTape } from "../../../src/market/TradeTape.js"
 import {
+  advanceStep,
   day,
   hour,
   minute,
@@ -45,6 +46,33 @@ describe("TradeTape stats windows", () => {
         for (const key of windowKeys) expect(stats[key], key).toEqual(modelWindow(model.trades, now, windowLengths[key]))
       }
     })
+    )
+  })
+
+  it("late trades past raw retention, in any arrival order, set each window's reference to the last trade at or before its start", () => {
+    // Backfills: trades up to three days older than the latest, oldest first or not.
+    const backfill = fc.record({
+      kind: fc.constant("trade" as const),
+      gap: fc.integer({ min: 1, max: 2 * hour }),
+      back: fc.oneof({ weight: 2, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.integer({ min: day, max: 3 * day }) }),
+      side: fc.constantFrom("buy" as const, "sell" as const),
+      priceNative: fc.constant(one),
+      priceUsd: fc.integer({ min: 1, max: 999 }).map((n) => BigInt(n) * (one / 100n)),
+      supply: fc.constant(10n ** 9n),
+      volumeNative: fc.constant(one),
+      volumeUsd: fc.constant(one)
+    })
+    fc.assert(
+      fc.property(fc.array(fc.oneof({ weight: 4, arbitrary: backfill }, { weight: 1, arbitrary: advanceStep }), { minLength: 2, maxLength: 40 }), (steps) => {
+        const model = new Model(day, 400 * day, true)
+        const tape = newTape(model)
+        for (const step of steps) {
+          model.apply(tape, step)
+          const stats = tape.stats()
+          for (const key of windowKeys) expect(stats[key], key).toEqual(modelWindow(model.trades, model.now, windowLengths[key]))
+        }
+      }),
+      { numRuns: 300 }
     )
   })
 

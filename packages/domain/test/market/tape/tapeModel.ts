@@ -102,7 +102,12 @@ export class Model {
   private lastTradeTime = start
   private clock = start
 
-  constructor(readonly retainMs: number = day, readonly hourlyRetainMs: number = 400 * day) {}
+  constructor(
+    readonly retainMs: number = day,
+    readonly hourlyRetainMs: number = 400 * day,
+    /** Late trades may reach past raw retention (where only the hourly candles and the windows' references take them). */
+    readonly lateBeyondRetention = false
+  ) {}
 
   /** Applies one step to the model and to the tape; returns the step's timestamp. */
   apply(tape: TradeTape, step: Step): number {
@@ -114,7 +119,9 @@ export class Model {
     }
     // A late trade (back > 0) is kept inside raw retention, where the tape places it exactly.
     const time = step.back > 0 && this.trades.length > 0
-      ? Math.max(this.lastTradeTime - step.back, Math.floor(this.now - this.retainMs) + 1)
+      ? this.lateBeyondRetention
+        ? Math.max(this.lastTradeTime - step.back, start - 3 * day)
+        : Math.max(this.lastTradeTime - step.back, Math.floor(this.now - this.retainMs) + 1)
       : this.lastTradeTime + step.gap
     let at = this.trades.length
     if (time >= this.lastTradeTime) this.lastTradeTime = time

@@ -297,7 +297,9 @@ export class MarketEngine {
     if (now > this.clock) this.clock = now
     for (const token of this.activeTokens) {
       if (token.tape.advanceTo(this.clock)) {
-        token.touch(this.clock)
+        // changed when its trades left their windows, not when the clock noticed: a restart that
+        // replays the log in one sweep gives the same `updatedAt` as the live ticks did
+        token.touch(token.tape.expiredAt)
         this.changedTokens.add(token)
       }
       const last = token.tape.lastTradeAt()

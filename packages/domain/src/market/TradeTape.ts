@@ -125,6 +125,8 @@ export class TradeTape {
   private firstPriceUsd = NaN
   private lastPriceUsd = NaN
   private lastTime = NaN
+  /** When the trades the last expiring `advanceTo` moved out of a window left it (the latest of them). */
+  expiredAt = -Infinity
   /** `lastPriceUsd` back as the exact Fixed (see fixedFromDouble), converted once per price. */
   private latestPriceFixedOf = NaN
   private latestPriceFixed: Fixed = 0n
@@ -296,7 +298,10 @@ export class TradeTape {
     }
   }
 
-  /** Moves the window ends to `now` (>= last call), expiring trades; true when any stats figure changed. */
+  /**
+   * Moves the window ends to `now` (>= last call), expiring trades; true when any stats figure
+   * changed, and then `expiredAt` is when: the moment the last of them left its window.
+   */
   advanceTo(now: number): boolean {
     if (!(now > this.now)) return false
     this.now = now
@@ -461,7 +466,7 @@ export class TradeTape {
     }
   }
 
-  /** Subtracts trades that left each window; true when any did. */
+  /** Subtracts trades that left each window; true when any did (`expiredAt`: the last one's moment). */
   private expireWindows(): boolean {
     const windows = this.windows
     if (windows === undefined) return false
@@ -469,6 +474,7 @@ export class TradeTape {
     const words = this.volumes
     const sides = this.sides
     let changed = false
+    let leftAt = -Infinity
     const now = this.now
     for (let w = 0; w < windowCount; w++) {
       const base = w * WINDOW_STRIDE
@@ -495,12 +501,14 @@ export class TradeTape {
         }
         windows[base + W_REFERENCE] = values[at + 2]
         windows[base + W_REFERENCE_AT] = values[at]
+        if (values[at] + length > leftAt) leftAt = values[at] + length
         tail++
         changed = true
       }
       windows[base + W_TAIL] = tail
       windows[base + W_EXPIRES_AT] = expiresAt
     }
+    if (changed) this.expiredAt = leftAt
     return changed
   }
 

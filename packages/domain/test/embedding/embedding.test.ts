@@ -18,6 +18,7 @@ const foldMinutes = (minutes: number, batchSeconds = 1) => {
       const rejection = engine.apply(event)
       if (rejection !== undefined) throw new Error(rejection)
     }
+    engine.advanceTo(startTime + second * 1_000) // the clock, as the service moves it per batch
     engine.drainChanges()
   }
   engine.advanceTo(startTime + minutes * 60_000)
@@ -53,8 +54,8 @@ describe("embedding the domain package", () => {
     expect(typeof SnapshotMerge.SnapshotMerger).toBe("function")
   })
 
-  it("gives byte-identical objects for the same events, whatever the batch size, once the clock is at the same time", () => {
-    const read = (engine: MarketEngine) => JSON.stringify([...engine.allTokens()].map((t) => ({ ...t.toWire(), updatedAt: 0 })))
+  it("gives byte-identical objects for the same events, whatever the batch size and clock moves, once the clock is at the same time", () => {
+    const read = (engine: MarketEngine) => JSON.stringify([...engine.allTokens()].map((t) => t.toWire()))
     expect(read(foldMinutes(2, 1))).toBe(read(foldMinutes(2, 7)))
   })
 })

@@ -224,6 +224,25 @@ describe("MarketEngine", () => {
     expect(withoutUpdatedAt(fold(events.map((e) => (e.type === "swap" ? { ...e, poolAfter: null } : e))))).not.toBe(folded)
   })
 
+  it("a token's updatedAt after its windows expire is the same whether the clock ticked every second or moved once (a restart replaying the log)", () => {
+    const events = simulated(4, 11)
+    const end = events[events.length - 1]!.timestamp + 2 * 3_600_000 // two idle hours: the short windows empty
+    const live = new MarketEngine()
+    let next = 0
+    for (let tick = start + 1_000; tick <= end; tick += 1_000) {
+      while (next < events.length && events[next]!.timestamp <= tick) live.apply(events[next++]!)
+      live.advanceTo(tick)
+      live.drainChanges()
+    }
+    const replayed = new MarketEngine()
+    for (const event of events) replayed.apply(event)
+    replayed.advanceTo(end)
+    const reads = (engine: MarketEngine) => [...engine.allTokens()].map((t) => JSON.stringify(t.toWire()))
+    const [a, b] = [reads(live), reads(replayed)]
+    expect(a.length).toBeGreaterThan(20)
+    expect(a.filter((text, i) => text !== b[i]).length).toBe(0)
+  })
+
   it("refuses amounts beyond its exact range, whole and without changing anything", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

@@ -35,6 +35,18 @@ export interface PositionLike {
 // ---------------------------------------------------------------------------------------------
 // Trades
 
+/** The trades of `trades` whose id is not in `ids` yet, in order, each id once (added to `ids`). */
+const unseen = <T extends TradeLike>(trades: ReadonlyArray<T>, ids: Set<string>): Array<T> => {
+  const out: Array<T> = []
+  for (let i = 0; i < trades.length; i++) {
+    const trade = trades[i]!
+    if (ids.has(trade.id)) continue
+    ids.add(trade.id)
+    out.push(trade)
+  }
+  return out
+}
+
 /**
  * Adds to `held` (newest first, as the REST page and this function order it) every trade of
  * `incoming` whose id is not already held; a held trade is never replaced, because the REST copy
@@ -45,13 +57,7 @@ export interface PositionLike {
 export const mergeTrades = <T extends TradeLike>(held: ReadonlyArray<T>, incoming: ReadonlyArray<T>): Array<T> => {
   const ids = new Set<string>()
   for (let i = 0; i < held.length; i++) ids.add(held[i]!.id)
-  const added: Array<T> = []
-  for (let i = 0; i < incoming.length; i++) {
-    const trade = incoming[i]!
-    if (ids.has(trade.id)) continue
-    ids.add(trade.id)
-    added.push(trade)
-  }
+  const added = unseen(incoming, ids)
   if (added.length === 0) return held.slice()
   // Stable: among equal timestamps, the later arrival first.
   added.reverse()
@@ -76,13 +82,7 @@ export const mergeTrades = <T extends TradeLike>(held: ReadonlyArray<T>, incomin
  */
 export const mergeTradeSnapshot = <T extends TradeLike>(held: ReadonlyArray<T>, snapshot: ReadonlyArray<T>): Array<T> => {
   const ids = new Set<string>()
-  const page: Array<T> = []
-  for (let i = 0; i < snapshot.length; i++) {
-    const trade = snapshot[i]!
-    if (ids.has(trade.id)) continue
-    ids.add(trade.id)
-    page.push(trade)
-  }
+  const page = unseen(snapshot, ids)
   const out: Array<T> = []
   let p = 0
   for (let h = 0; h < held.length; h++) {

@@ -125,8 +125,7 @@ export class TradeTape {
   private firstPriceUsd = NaN
   private lastPriceUsd = NaN
   private lastTime = NaN
-  /** When the trades the last expiring `advanceTo` moved out of a window left it (the latest of them). */
-  expiredAt = -Infinity
+  private lastExpiryAt = -Infinity
   /** `lastPriceUsd` back as the exact Fixed (see fixedFromDouble), converted once per price. */
   private latestPriceFixedOf = NaN
   private latestPriceFixed: Fixed = 0n
@@ -296,6 +295,11 @@ export class TradeTape {
       addSplit(windows, base + nativeAt, nativeLow, nativeHigh)
       addSplit(windows, base + usdAt, usdLow, usdHigh)
     }
+  }
+
+  /** When the trades the last expiring `advanceTo` moved out of a window left it (the latest of them). */
+  get expiredAt(): number {
+    return this.lastExpiryAt
   }
 
   /**
@@ -508,7 +512,7 @@ export class TradeTape {
       windows[base + W_TAIL] = tail
       windows[base + W_EXPIRES_AT] = expiresAt
     }
-    if (changed) this.expiredAt = leftAt
+    if (changed) this.lastExpiryAt = leftAt
     return changed
   }
 

@@ -181,9 +181,20 @@ export const mergeTokens = <T extends TokenLike>(
   return out
 }
 
+/** A position's identity on the wire: its wallet and its token (chain and address). */
+export interface PositionIdentity {
+  readonly walletAddress: string
+  readonly token: { readonly chain: string; readonly address: string }
+}
+
+/** The key of a wire position (for {@link mergePositions}): one wallet's position in one token. */
+export const positionKey = (position: PositionIdentity): string =>
+  `${position.token.chain}:${position.token.address}:${position.walletAddress}`
+
 /**
- * Applies `incoming` positions to a collection keyed by `keyOf` (the spec does not name a position
- * key; wallet, chain and token address identify one), each by {@link mergePosition}. Returns a new map.
+ * Applies `incoming` positions to a collection keyed by `keyOf` ({@link positionKey} for wire
+ * positions: the spec names no position key; wallet, chain and token address identify one), each
+ * by {@link mergePosition}. Returns a new map.
  */
 export const mergePositions = <P extends PositionLike>(
   held: ReadonlyMap<string, P>,

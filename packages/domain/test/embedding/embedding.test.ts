@@ -43,7 +43,14 @@ describe("embedding the domain package", () => {
     const trader = page.records[0]!.trader
     const positions = engine.positionsOfWallets([trader])
     expect(positions.length).toBeGreaterThan(0)
-    for (const entry of positions) Schema.encodeSync(Position)(engine.positionWire(entry))
+    const wirePositions = positions.map((entry) => engine.positionWire(entry))
+    for (const position of wirePositions) Schema.encodeSync(Position)(position)
+    // the wallet's positions merged by the spec's rule, one per token (positionKey), the higher version kept
+    const merged = SnapshotMerge.mergePositions(new Map(), wirePositions, SnapshotMerge.positionKey)
+    expect(merged.size).toBe(new Set(wirePositions.map((p) => `${p.token.chain}:${p.token.address}`)).size)
+    const first = wirePositions[0]!
+    const newer = { ...first, version: first.version + 1 }
+    expect(SnapshotMerge.mergePositions(merged, [newer], SnapshotMerge.positionKey).get(SnapshotMerge.positionKey(first))).toBe(newer)
     // a discovery column, ranked by the package's own rules (typed as the engine's token books)
     const column = Discovery.rankColumn(engine.allTokens(), "newPairs", Discovery.defaultColumnRequest("newPairs"), engine.now)
     expect(column.length).toBeGreaterThan(0)

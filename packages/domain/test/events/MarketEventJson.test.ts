@@ -117,7 +117,8 @@ describe("decodeMarketEventFast", () => {
       return w
     }),
     fc.tuple(fc.constantFrom(...fieldNames), fc.constantFrom(...odd)).map(([key, value]): Mutation => (w) => {
-      w[key] = value
+      // an own property, as JSON.parse makes one (`w.__proto__ = ...` would set the prototype instead)
+      Object.defineProperty(w, key, { value, enumerable: true, writable: true, configurable: true })
       return w
     }),
     fc.constantFrom(...fieldNames).map((key): Mutation => (w) => {

@@ -354,10 +354,11 @@ export class MarketEngine {
       case "walletFunded":
         return this.onWalletFunded(e)
       case "curveProgressed":
+        // a token without a curve, or graduated, has no progress to record: nothing changes
         return this.withToken(e.chain, e.token, (token) => token.progressCurve(Fixed.unsafeParse(e.bondingCurvePct), e.timestamp), e.timestamp)
       case "graduated":
         return this.withToken(e.chain, e.token, (token) => {
-          if (token.graduatedAt !== null) return
+          if (token.graduatedAt !== null) return false // graduated once: a repeat changes nothing
           token.graduatedAt = e.timestamp
           token.graduatedToDex = e.dex
           if (token.hasCurve) token.recordCurve(Fixed.fromInt(100), e.timestamp)
@@ -438,15 +439,21 @@ export class MarketEngine {
     return this.usdOf(text) ?? Fixed.unsafeParse(text)
   }
 
-  private withToken(chain: Chain, address: string, change: (token: TokenBook) => void, at: number): Rejection {
+  /** Applies `change` to the token; it returns false when the event changed nothing (no touch then). */
+  private withToken(chain: Chain, address: string, change: (token: TokenBook) => boolean | void, at: number): Rejection {
     const token = this.tokenOn(chain, address)
     if (token === undefined) return `unknown token ${chain}:${address}: send its tokenLaunched event first`
-    change(token)
-    this.touch(token, at)
+    if (change(token) !== false) this.touch(token, at)
     return undefined
   }
 
+  /**
+   * The token changed at `at`. Its windows first move to `at` (trades that left them by then leave
+   * now), so the state dated `at` is the state at `at` whichever clock ticks came before: a restart
+   * replaying the log without ticks dates every change as the live service did.
+   */
   private touch(token: TokenBook, at: number): void {
+    token.tape.advanceTo(at)
     token.touch(at)
     this.changedTokens.add(token)
   }

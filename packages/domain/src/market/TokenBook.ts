@@ -408,8 +408,11 @@ export class TokenBook implements DiscoveryCandidate {
   }
 
   /** A curve reading: kept while the token is on its curve (ignored once graduated or without one). */
-  progressCurve(pct: Fixed.Fixed, at: number): void {
-    if (this.hasCurve && this.graduatedAt === null) this.recordCurve(pct, at)
+  /** Records a curve reading; false (nothing recorded) for a token without a curve or graduated. */
+  progressCurve(pct: Fixed.Fixed, at: number): boolean {
+    if (!this.hasCurve || this.graduatedAt !== null) return false
+    this.recordCurve(pct, at)
+    return true
   }
 
   recordCurve(pct: Fixed.Fixed, at: number): void {

@@ -243,6 +243,35 @@ describe("MarketEngine", () => {
     expect(a.filter((text, i) => text !== b[i]).length).toBe(0)
   })
 
+  it("a token event sees the window expiries up to its own time: a restart without clock ticks dates it as the live service did", () => {
+    const curve = (id: string, at: number, pct: string): MarketEvent => ({ type: "curveProgressed", id, timestamp: at, chain: "solana", token: TOKEN, bondingCurvePct: pct })
+    const events = [launch(), swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 1000), curve("c1", start + 10 * 60_000, "12")]
+    const live = new MarketEngine()
+    live.apply(events[0]!)
+    live.apply(events[1]!)
+    live.advanceTo(start + 6 * 60_000) // a tick: the swap left the 5m window
+    live.apply(events[2]!)
+    live.advanceTo(start + 20 * 60_000)
+    const replayed = new MarketEngine()
+    for (const event of events) replayed.apply(event)
+    replayed.advanceTo(start + 20 * 60_000)
+    const [a, b] = [live.token("solana", TOKEN)!.toWire(), replayed.token("solana", TOKEN)!.toWire()]
+    expect(b.updatedAt).toBe(start + 10 * 60_000)
+    expect(b).toEqual(a)
+  })
+
+  it("a curve reading for a token without a curve, or graduated, changes nothing, updatedAt included", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch({ hasCurve: false, launchpad: null }))
+    engine.apply(swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 1000))
+    engine.drainChanges()
+    const before = JSON.stringify(engine.token("solana", TOKEN)!.toWire())
+    const reading: MarketEvent = { type: "curveProgressed", id: "c-none", timestamp: start + 5000, chain: "solana", token: TOKEN, bondingCurvePct: "50" }
+    expect(engine.apply(reading)).toBeUndefined()
+    expect(JSON.stringify(engine.token("solana", TOKEN)!.toWire())).toBe(before)
+    expect(engine.drainChanges().tokens).toEqual([])
+  })
+
   it("refuses amounts beyond its exact range, whole and without changing anything", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

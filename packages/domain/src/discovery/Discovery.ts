@@ -101,6 +101,8 @@ export const resolveColumnRequest = (column: ColumnName, config: ColumnConfigVal
 
 /** Negative when `a` ranks before `b`. */
 export type CandidateOrder = (a: DiscoveryCandidate, b: DiscoveryCandidate) => number
+/** The same, for a field that depends on the time of the read. */
+type OrderAt = (a: DiscoveryCandidate, b: DiscoveryCandidate, now: number) => number
 
 /**
  * The `graduatedAt` sort key: the migration time; for a launcher without a curve, which the spec
@@ -114,7 +116,7 @@ const compareFixed = (a: Fixed.Fixed, b: Fixed.Fixed): number => (a < b ? -1 : a
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /** Ascending comparison of the sort field alone; a missing value (null) counts as larger than any. */
-const ascendingBy: Readonly<Record<SortBy, CandidateOrder>> = {
+const ascendingBy: Readonly<Record<SortBy, OrderAt>> = {
   createdAt: (a, b) => compareNumbers(a.createdAt, b.createdAt),
   volume24hUsd: (a, b) => compareFixed(a.volume24hUsd, b.volume24hUsd),
   marketCapUsd: (a, b) => compareFixed(a.marketCapUsd, b.marketCapUsd),
@@ -122,7 +124,7 @@ const ascendingBy: Readonly<Record<SortBy, CandidateOrder>> = {
   holdersCount: (a, b) => compareNumbers(a.holdersCount, b.holdersCount),
   tradeCount24h: (a, b) => compareNumbers(a.buys24h + a.sells24h, b.buys24h + b.sells24h),
   bondingCurvePct: (a, b) => compareFixed(a.bondingCurvePct ?? -1n, b.bondingCurvePct ?? -1n),
-  bondingCurveActivity: (a, b) => compareNumbers(a.bondingCurveActivity, b.bondingCurveActivity),
+  bondingCurveActivity: (a, b, now) => compareNumbers(a.bondingCurveActivity(now), b.bondingCurveActivity(now)),
   graduatedAt: (a, b) => compareNumbers(graduationTimeOf(a) ?? -1, graduationTimeOf(b) ?? -1)
 }
 
@@ -139,16 +141,19 @@ const missingBy: Readonly<Partial<Record<SortBy, (c: DiscoveryCandidate) => bool
 export const compareTieBreak: CandidateOrder = (a, b) =>
   compareNumbers(b.createdAt, a.createdAt) || compareText(a.chain, b.chain) || compareText(a.address, b.address)
 
-/** The total rank order of a column request: sort field in `order` (missing values last), then the tie-break. */
-export const rankOrder = (sortBy: SortBy, order: SortOrder): CandidateOrder => {
+/**
+ * The total rank order of a column request at `now` (the time of the read): sort field in `order`
+ * (missing values last), then the tie-break.
+ */
+export const rankOrder = (sortBy: SortBy, order: SortOrder, now: number): CandidateOrder => {
   const ascending = ascendingBy[sortBy]
   const missing = missingBy[sortBy]
   const direction = order === "asc" ? 1 : -1
-  if (missing === undefined) return (a, b) => direction * ascending(a, b) || compareTieBreak(a, b)
+  if (missing === undefined) return (a, b) => direction * ascending(a, b, now) || compareTieBreak(a, b)
   return (a, b) => {
     const aMissing = missing(a)
     if (aMissing !== missing(b)) return aMissing ? 1 : -1
-    return (aMissing ? 0 : direction * ascending(a, b)) || compareTieBreak(a, b)
+    return (aMissing ? 0 : direction * ascending(a, b, now)) || compareTieBreak(a, b)
   }
 }
 
@@ -199,7 +204,7 @@ export const rankColumn = <C extends DiscoveryCandidate>(
 ): Array<C> => {
   const limit = clampLimit(request.limit)
   const filters = compileFilters(request.filters)
-  const order = rankOrder(request.sortBy, request.order)
+  const order = rankOrder(request.sortBy, request.order, now)
   // A max-heap on "ranks later": the root is the worst row kept so far.
   const heap: Array<C> = []
   for (const candidate of candidates) {

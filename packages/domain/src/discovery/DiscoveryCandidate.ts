@@ -25,10 +25,11 @@ export interface DiscoveryCandidate {
   /** Curve completion, 0-100; null for launchers without a bonding curve. */
   readonly bondingCurvePct: Fixed | null
   /**
-   * Curve percentage points gained over the trailing hour (now minus an hour ago, negative when
-   * sells pushed the curve back; 0 without a curve). Computed by the engine; see docs/discovery.md.
+   * Curve percentage points gained over the hour before `now` (the curve now minus its reading at
+   * `now` − 1 h, negative when sells pushed the curve back; 0 without a curve). Computed by the
+   * engine from its curve history; see docs/discovery.md.
    */
-  readonly bondingCurveActivity: number
+  bondingCurveActivity(now: number): number
   /** Symbol of the quote asset of the token's deepest pool. */
   readonly anchorSymbol: string | null
   readonly volume24hUsd: Fixed

@@ -120,7 +120,10 @@ export class TokenBook implements DiscoveryCandidate {
   /** The newest trades of this token (created by the engine on the first trade). */
   recentTrades: TradeRing | undefined = undefined
   readonly holders: HolderBook
-  /** Curve readings, one per minute at most, over the last hour (for bondingCurveActivity). */
+  /**
+   * Curve readings `[time, pct, ...]`, oldest first, one per minute at most: the last hour's, and
+   * the one in effect an hour before the newest (for bondingCurveActivity). A curve's first is 0 at launch.
+   */
   private curveSamples: Array<number> = noSamples
   private cachedWire: Token | undefined
   private currentSupply: bigint
@@ -144,6 +147,7 @@ export class TokenBook implements DiscoveryCandidate {
     this.currentSupply = supply
     this.supplyWhole = Fixed.fromBaseUnits(supply, decimals)
     this.bondingCurvePct = hasCurve ? 0n : null
+    if (hasCurve) this.curveSamples = [createdAt, 0]
     this.updatedAt = createdAt
     this.tape = new TradeTape({ retainMs: tapeRetainMs })
     this.holders = new HolderBook(supply, creator, launchBlock, this)
@@ -280,9 +284,17 @@ export class TokenBook implements DiscoveryCandidate {
   totalUsd(kind: number): Fixed.Fixed {
     return Wide.read(this.totals, (kind * 2 + 1) * Wide.LIMBS)
   }
-  get bondingCurveActivity(): number {
-    if (this.bondingCurvePct === null || this.curveSamples.length === 0) return 0
-    return Fixed.toNumber(this.bondingCurvePct) - this.curveSamples[1]!
+  /**
+   * Curve points gained over the hour before `now`: the curve now minus the reading in effect at
+   * `now` − 1 h (the newest reading at or before it; the first one for a curve younger than that).
+   */
+  bondingCurveActivity(now: number): number {
+    const samples = this.curveSamples
+    if (this.bondingCurvePct === null || samples.length === 0) return 0
+    const hourAgo = now - CURVE_HISTORY_MS
+    let reference = samples[1]!
+    for (let i = 2; i < samples.length && samples[i]! <= hourAgo; i += 2) reference = samples[i + 1]!
+    return Fixed.toNumber(this.bondingCurvePct) - reference
   }
 
   // --- folding --------------------------------------------------------------------------------

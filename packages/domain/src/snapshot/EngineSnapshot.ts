@@ -92,7 +92,7 @@ const field = (owner: object, name: string, ownerName: string): object => {
  */
 const wellKnownValues = (): ReadonlyArray<readonly [string, object]> => {
   const out: Array<readonly [string, object]> = []
-  const token = new TokenBook("solana", "probe", "probe", 6, 1n, null, true, 0, 0, [], 1)
+  const token = new TokenBook("solana", "probe", "probe", 6, 1n, null, false, 0, 0, [], 1) // no curve: its samples are the shared empty list
   out.push(["TokenBook.noMoney", field(token, "athPrice", "TokenBook")])
   out.push(["TokenBook.emptyMetadata", field(token, "metadata", "TokenBook")])
   out.push(["TokenBook.unscored", field(token, "security", "TokenBook")])

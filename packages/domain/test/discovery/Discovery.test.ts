@@ -42,7 +42,7 @@ const candidate = (overrides: Partial<DiscoveryCandidate> = {}): DiscoveryCandid
   updatedAt: NOW - MINUTE,
   graduatedAt: null,
   bondingCurvePct: pct("10"),
-  bondingCurveActivity: 0,
+  bondingCurveActivity: () => 0,
   anchorSymbol: "SOL",
   volume24hUsd: usd("1000"),
   marketCapUsd: usd("5000"),
@@ -164,9 +164,9 @@ describe("ranking order", () => {
   })
 
   it("ranks bondingCurveActivity as given, losses below gains", () => {
-    const falling = candidate({ bondingCurveActivity: -3 })
-    const rising = candidate({ bondingCurveActivity: 12.5 })
-    const flat = candidate({ bondingCurveActivity: 0 })
+    const falling = candidate({ bondingCurveActivity: () => -3 })
+    const rising = candidate({ bondingCurveActivity: (now) => (now === NOW ? 12.5 : 0) })
+    const flat = candidate({ bondingCurveActivity: () => 0 })
     const board = rankColumn([falling, rising, flat], "newPairs", { sortBy: "bondingCurveActivity", order: "desc", limit: 5, filters: {} }, NOW)
     expect(board).toEqual([rising, flat, falling])
   })

@@ -60,7 +60,7 @@ describe("rankColumn properties", () => {
     fc.assert(
       fc.property(candidatesArbitrary, columnArbitrary, requestArbitrary, (candidates, column, request) => {
         const board = rankColumn(candidates, column, { ...request, filters: {} }, NOW)
-        const order = expectedOrder(request.sortBy, request.order)
+        const order = expectedOrder(request.sortBy, request.order, NOW)
         for (let i = 1; i < board.length; i++) expect(order(board[i - 1]!, board[i]!)).toBeLessThan(0)
       }),
       runs

@@ -85,7 +85,8 @@ export const candidateArbitrary: fc.Arbitrary<DiscoveryCandidate> = fc.record({
   updatedAt: momentAgo,
   graduatedAt: fc.option(momentAgo, { nil: null, freq: 2 }),
   bondingCurvePct: fc.option(percent, { nil: null, freq: 5 }),
-  bondingCurveActivity: fc.integer({ min: -5, max: 5 }),
+  // points gained over the hour before the read: a gain that fades as the read moves later
+  bondingCurveActivity: fc.tuple(fc.integer({ min: -5, max: 5 }), momentAgo).map(([points, at]) => (now: number) => (now - at < 3_600_000 ? points : 0)),
   anchorSymbol: fc.option(fc.constantFrom(...anchors), { nil: null }),
   volume24hUsd: money,
   marketCapUsd: money,

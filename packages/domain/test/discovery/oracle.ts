@@ -100,7 +100,7 @@ export const expectedToPass = (f: DiscoveryFilterValues, c: DiscoveryCandidate, 
 }
 
 /** The sort value, or null when missing (missing ranks last whatever the direction). */
-const sortValue = (c: DiscoveryCandidate, sortBy: SortBy): number | bigint | null => {
+const sortValue = (c: DiscoveryCandidate, sortBy: SortBy, now: number): number | bigint | null => {
   switch (sortBy) {
     case "createdAt":
       return c.createdAt
@@ -117,17 +117,17 @@ const sortValue = (c: DiscoveryCandidate, sortBy: SortBy): number | bigint | nul
     case "bondingCurvePct":
       return c.bondingCurvePct
     case "bondingCurveActivity":
-      return c.bondingCurveActivity
+      return c.bondingCurveActivity(now)
     case "graduatedAt":
       return c.graduatedAt !== null ? c.graduatedAt : c.bondingCurvePct === null ? c.createdAt : null
   }
 }
 
 export const expectedOrder =
-  (sortBy: SortBy, order: SortOrder) =>
+  (sortBy: SortBy, order: SortOrder, now: number) =>
   (a: DiscoveryCandidate, b: DiscoveryCandidate): number => {
-    const va = sortValue(a, sortBy)
-    const vb = sortValue(b, sortBy)
+    const va = sortValue(a, sortBy, now)
+    const vb = sortValue(b, sortBy, now)
     if (va === null && vb !== null) return 1
     if (vb === null && va !== null) return -1
     if (va !== null && vb !== null && va !== vb) {
@@ -152,5 +152,5 @@ export const expectedBoard = (
 ): Array<DiscoveryCandidate> =>
   candidates
     .filter((c) => expectedColumn(c) === column && expectedToPass(request.filters, c, now))
-    .sort(expectedOrder(request.sortBy, request.order))
+    .sort(expectedOrder(request.sortBy, request.order, now))
     .slice(0, expectedLimit(request.limit))

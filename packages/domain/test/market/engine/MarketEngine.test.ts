@@ -260,6 +260,24 @@ describe("MarketEngine", () => {
     expect(b).toEqual(a)
   })
 
+  it("bondingCurveActivity is the points gained over the hour before the read, from 0 at launch", () => {
+    const minute = 60_000
+    const engine = new MarketEngine()
+    engine.apply(launch()) // a curve at 0% at `start`
+    const reading = (at: number, pct: string): MarketEvent => ({ type: "curveProgressed", id: `c${at}`, timestamp: at, chain: "solana", token: TOKEN, bondingCurvePct: pct })
+    engine.apply(reading(start + 21 * minute, "60"))
+    const token = engine.token("solana", TOKEN)!
+    expect(token.bondingCurveActivity(start + 30 * minute)).toBe(60) // launched under an hour ago: from 0
+    engine.apply(reading(start + 90 * minute, "80"))
+    // an hour before minute 100 the curve read 60 (since minute 21): 80 - 60
+    expect(token.bondingCurveActivity(start + 100 * minute)).toBe(20)
+    // two hours after its last reading nothing moved in the last hour, however long the read waits
+    expect(token.bondingCurveActivity(start + 210 * minute)).toBe(0)
+    expect(token.bondingCurveActivity(start + 3_000 * minute)).toBe(0)
+    engine.apply(reading(start + 200 * minute, "70")) // sells pushed it back
+    expect(token.bondingCurveActivity(start + 230 * minute)).toBe(-10)
+  })
+
   it("a curve reading for a token without a curve, or graduated, changes nothing, updatedAt included", () => {
     const engine = new MarketEngine()
     engine.apply(launch({ hasCurve: false, launchpad: null }))

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Exit, Schema, SchemaIssue, SchemaParser } from "effect"
 import fc from "fast-check"
-import { DecimalString, type FieldError } from "@spot/domain"
+import { DecimalString, DiscoveryRequest, type FieldError } from "@spot/domain"
 import * as ApiRoute from "../src/ApiRoute.js"
 import { IdentityTradesParams, TokenPathParams, TokenTradesParams } from "../src/api/Params.js"
 
@@ -86,6 +86,23 @@ describe("ApiRoute messages", () => {
     expect(errorsOf(Range, { min: 1.5 })).toEqual([{ field: "body.min", message: expect.stringMatching(/^must be a decimal string such as "-12.5"/) }])
     // a string that is not a decimal keeps the pattern's own message
     expect(errorsOf(Range, { min: "1e5" })[0]!.message).toMatch(/decimal string/)
+  })
+
+  it("never answer a discovery body with a schema's name: each named part says what to send", () => {
+    const cases: Array<[unknown, string]> = [
+      [{ chains: ["solana"], newPairs: { filters: { holderCount: { max: "3" } } } }, "body.newPairs.filters.holderCount.max"],
+      [{ chains: ["solana"], newPairs: { filters: { lastActivityMinutes: "5" } } }, "body.newPairs.filters.lastActivityMinutes"],
+      [{ chains: ["solana"], newPairs: { filters: { buys: 5 } } }, "body.newPairs.filters.buys"],
+      [{ chains: ["solana"], newPairs: { filters: { marketCapUsd: 5 } } }, "body.newPairs.filters.marketCapUsd"],
+      [{ chains: ["solana"], newPairs: { filters: [] } }, "body.newPairs.filters"],
+      [[], "body"],
+      [null, "body"]
+    ]
+    for (const [body, field] of cases) {
+      const errors = errorsOf(DiscoveryRequest as unknown as Schema.Decoder<unknown, never>, body)
+      expect(errors.map((e) => e.field), JSON.stringify(body)).toContain(field)
+      for (const error of errors) expect(error.message, `${JSON.stringify(body)}: ${error.message}`).not.toMatch(/Expected [A-Z]/)
+    }
   })
 
   it("tell a repeated query parameter to be given once", () => {

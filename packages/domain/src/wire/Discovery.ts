@@ -68,7 +68,8 @@ const AnyInteger = ParsedJsonNumber.check(
 /** A count bound: a non-negative integer of any magnitude (the spec gives counts no upper bound). */
 const CountBound = AnyInteger.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
   identifier: "CountBound",
-  description: "Non-negative integer, any magnitude"
+  description: "Non-negative integer, any magnitude",
+  expectedText: "a whole number of at least 0 (a JSON number)"
 })
 
 export const CountRange = Schema.Struct({
@@ -76,7 +77,8 @@ export const CountRange = Schema.Struct({
   max: Schema.optionalKey(CountBound)
 }).annotate({
   identifier: "CountRange",
-  description: "Inclusive range of integers >= 0; each bound optional (absent is unbounded); min must not exceed max"
+  description: "Inclusive range of integers >= 0; each bound optional (absent is unbounded); min must not exceed max",
+  expectedText: "an object with an optional min and max, each a whole number of at least 0"
 })
 export type CountRange = typeof CountRange.Type
 
@@ -86,7 +88,8 @@ export const NumberRange = Schema.Struct({
   max: Schema.optionalKey(Schema.Finite)
 }).annotate({
   identifier: "NumberRange",
-  description: "Inclusive range of JSON numbers; each bound optional (absent is unbounded); min must not exceed max"
+  description: "Inclusive range of JSON numbers; each bound optional (absent is unbounded); min must not exceed max",
+  expectedText: "an object with an optional min and max, each a JSON number"
 })
 export type NumberRange = typeof NumberRange.Type
 
@@ -96,7 +99,8 @@ export const DecimalRange = Schema.Struct({
   max: Schema.optionalKey(DecimalString)
 }).annotate({
   identifier: "DecimalRange",
-  description: "Inclusive range of decimal strings; each bound optional (absent is unbounded); min must not exceed max"
+  description: "Inclusive range of decimal strings; each bound optional (absent is unbounded); min must not exceed max",
+  expectedText: "an object with an optional min and max, each a decimal string"
 })
 export type DecimalRange = typeof DecimalRange.Type
 
@@ -163,7 +167,8 @@ export const DiscoveryFilters = Schema.StructWithRest(DiscoveryFilterFields, [Sc
   .annotate({
     identifier: "DiscoveryFilters",
     description:
-      "Conditions every token must meet, on top of column defaults; every filter is optional; an unknown filter name is ignored, not refused"
+      "Conditions every token must meet, on top of column defaults; every filter is optional; an unknown filter name is ignored, not refused",
+    expectedText: "an object of filters (see the filter table)"
   })
   .pipe(
     Schema.decodeTo(DiscoveryFilterFields, {
@@ -206,7 +211,8 @@ export const DiscoveryRequest = Schema.Struct({
   graduated: columnKey
 }).annotate({
   identifier: "DiscoveryRequest",
-  description: "Body of POST /v1/discovery; at least one column must be named"
+  description: "Body of POST /v1/discovery; at least one column must be named",
+  expectedText: "a JSON object with chains and at least one column (newPairs, graduating, graduated)"
 })
 export type DiscoveryRequest = typeof DiscoveryRequest.Type
 

@@ -92,11 +92,24 @@ export const formatVolumeUnits = (units: bigint): string => {
 }
 
 /**
- * The split sum as a JSON number in whole units. `high × 2^32` is exact, so the result is the
- * nearest double of the exact sum divided by 10^9: it depends on the sum only, never on how the
- * sum is split (a bucket computed two ways gives the same number).
+ * The split sum as a JSON number in whole units: the nearest double of the exact sum divided by
+ * 10^9, so it depends on the sum only, never on how the sum is split (a bucket computed two ways
+ * gives the same number). Below 2^53 units the sum is an exact double and one division rounds
+ * once; above (a volume past about 9 million whole units), `high × 2^32 + low` would round before
+ * the division rounds again (one step off, found by a black-box check), so the exact sum is spelled
+ * as a decimal and parsed, which rounds once.
  */
-export const splitToNumber = (low: number, high: number): number => (high * WORD + low) / volumeUnitsPerOne
+export const splitToNumber = (low: number, high: number): number => {
+  // `high × 2^32` is exact; the sum is exact when its rounded magnitude stays below 2^53
+  const approx = high * WORD + low
+  if (approx < TWO_53 && approx > -TWO_53) return approx / volumeUnitsPerOne
+  const exact = BigInt(high) * WORD_BIG + BigInt(low)
+  const digits = (exact < 0n ? -exact : exact).toString() // 16 digits or more
+  const sign = exact < 0n ? "-" : ""
+  return Number(`${sign}${digits.slice(0, -VOLUME_UNIT_DIGITS)}.${digits.slice(-VOLUME_UNIT_DIGITS)}`)
+}
+const TWO_53 = 2 ** 53
+const WORD_BIG = BigInt(WORD)
 
 const safeDouble = Number.MAX_SAFE_INTEGER
 

@@ -94,6 +94,17 @@ export const mixedSteps = (maxLength: number) =>
 export const start = Date.UTC(2026, 0, 5, 23, 40) // a Monday, just before midnight
 
 /** The model: the trade list plus the clock, the raw trimming point and the hourly one. */
+
+/**
+ * The nearest double of `units` / 10^9, rounded once: JavaScript parses a decimal spelling with one
+ * correct rounding (`Number(units) / 1e9` rounds twice above 2^53 units).
+ */
+export const nearestDouble = (units: bigint): number => {
+  const magnitude = units < 0n ? -units : units
+  const text = `${magnitude / 10n ** 9n}.${(magnitude % 10n ** 9n).toString().padStart(9, "0")}`
+  return units < 0n ? -Number(text) : Number(text)
+}
+
 export class Model {
   readonly trades: Array<ModelTrade> = []
   now = -Infinity
@@ -260,7 +271,7 @@ export const modelCandles = (
       high: current.high,
       low: current.low,
       close: current.close,
-      volume: Number(current.units) / 1e9
+      volume: nearestDouble(current.units)
     })
   }
   for (const trade of trades) {

@@ -245,7 +245,9 @@ export const tokenRules = <T extends TokenLike>(): MergeRules<T, T> => ({
 
 /** One position. */
 export const positionRules = <P extends PositionLike>(): MergeRules<P, P> => ({
-  applySnapshot: mergePosition,
+  // A REST read at the version held is the newer copy: a position's price-derived fields move
+  // without a version change (docs/streams.md), so the read, made after the push, wins the tie.
+  applySnapshot: (held, snapshot) => (held === undefined || snapshot.version >= held.version ? snapshot : held),
   applyUpdate: mergePosition
 })
 

@@ -153,6 +153,19 @@ describe("positions", () => {
     )
   })
 
+  it("a REST re-read at the version held replaces the pushed copy (its price-derived fields are newer); a push at that version does not", () => {
+    const merger = new SnapshotMerger(positionRules<TestPosition & { value: string }>())
+    merger.applySnapshot({ ...position("W", 3), value: "100" })
+    merger.offer({ ...position("W", 3), value: "100" }) // a redelivered push
+    merger.reconnect()
+    merger.applySnapshot({ ...position("W", 3), value: "250" }) // the price moved; the position did not
+    expect(merger.state).toEqual({ ...position("W", 3), value: "250" })
+    merger.offer({ ...position("W", 3), value: "90" }) // an older push of the same version
+    expect(merger.state!.value).toBe("250")
+    merger.applySnapshot({ ...position("W", 2), value: "1" }) // an older read never wins
+    expect(merger.state!.version).toBe(3)
+  })
+
   it("the single-position rules are idempotent and order-free", () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.nat({ max: 50 }), { minLength: 1, maxLength: 10 }), seeds, (versions, order) => {

@@ -278,6 +278,18 @@ describe("MarketEngine", () => {
     expect(token.bondingCurveActivity(start + 230 * minute)).toBe(-10)
   })
 
+  it("a transfer out by a wallet whose position holds nothing (closed) is not applied to it: no version, no updatedAt", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    engine.apply(swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 1000))
+    engine.apply(swap(ALICE, "sell", 1_000_000n, 30_000_000n, start + 2000))
+    const position = () => engine.positionWire(engine.positionsOfWallets([ALICE])[0]!)
+    const closed = position()
+    expect([closed.status, closed.version]).toEqual(["closed", 2])
+    expect(engine.apply(transfer(ALICE, BOB, 1n, start + 3000))).toBeUndefined()
+    expect(position()).toEqual(closed)
+  })
+
   it("a curve reading for a token without a curve, or graduated, changes nothing, updatedAt included", () => {
     const engine = new MarketEngine()
     engine.apply(launch({ hasCurve: false, launchpad: null }))

@@ -169,18 +169,34 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
       const curvePct = e.poolAfter?.bondingCurvePct
       if (curvePct != null && pctBeyond100(curvePct)) return "poolAfter.bondingCurvePct beyond 100"
       const usd = nativeUsd ?? Fixed.parse(e.nativeUsd)
-      if (usd === undefined || usd > MAX_NATIVE_USD) return `nativeUsd beyond ${Fixed.format(MAX_NATIVE_USD)}`
+      const usdRejection = nativeUsdRejection("nativeUsd", usd)
+      if (usdRejection !== undefined) return usdRejection
       const max = maxNativeUnits[e.chain]
       const fees = e.fees
       if (e.nativeAmount > max || fees.transaction > max || fees.validator > max || fees.platform > max || fees.dex > max) {
         return `a native amount beyond ${max} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
       }
-      if (nativeUsdValue(e.chain, e.nativeAmount, usd) > MAX_SWAP_USD) return `a swap's USD value beyond ${Fixed.format(MAX_SWAP_USD)}`
+      if (nativeUsdValue(e.chain, e.nativeAmount, usd!) > MAX_SWAP_USD) return `a swap's USD value beyond ${Fixed.format(MAX_SWAP_USD)}`
       return undefined
     }
+    case "nativePrice":
+      return nativeUsdRejection("usd", Fixed.parse(e.usd))
+    case "liquidityChanged":
+      return nativeUsdRejection("nativeUsd", Fixed.parse(e.nativeUsd))
     default:
       return undefined
   }
+}
+
+/**
+ * A native asset's USD price, wherever it enters (a swap's `nativeUsd`, `nativePrice.usd`,
+ * `liquidityChanged.nativeUsd`): above 0 at the 18 places the API serves (an asset worth nothing
+ * is an indexer's error, and every USD figure of the chain would read 0) and at most 10^9.
+ */
+const nativeUsdRejection = (field: string, usd: Fixed.Fixed | undefined): Rejection => {
+  if (usd === undefined || usd > MAX_NATIVE_USD) return `${field} beyond ${Fixed.format(MAX_NATIVE_USD)}`
+  if (usd <= 0n) return `${field} must be above 0 (at 18 decimal places): a native asset is worth something`
+  return undefined
 }
 
 /**

@@ -303,6 +303,10 @@ describe("MarketEngine", () => {
   })
 
   it("refuses amounts beyond its exact range, whole and without changing anything", () => {
+    const liquidity = {
+      type: "liquidityChanged", id: "l", timestamp: start + 2000, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
+      dex: "raydium", anchorAddress: "So11111111111111111111111111111111111111112", anchorSymbol: "SOL", liquidityNative: 1n, nativeUsd: "150"
+    } as const
     const engine = new MarketEngine()
     engine.apply(launch())
     engine.apply(swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 1000))
@@ -317,8 +321,22 @@ describe("MarketEngine", () => {
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { poolAfter: { liquidityNative: 1n, bondingCurvePct: "100.5" } }),
       { type: "curveProgressed", id: "c-beyond", timestamp: start + 2000, chain: "solana", token: TOKEN, bondingCurvePct: "101" },
       // a token whose amounts the API's 18 decimal places could not show
-      launch({ id: "launch-19", token: "Dec19Token1111111111111111111111111111111111", decimals: 19 })
+      launch({ id: "launch-19", token: "Dec19Token1111111111111111111111111111111111", decimals: 19 }),
+      // a native USD price past the bound, however it comes
+      { type: "nativePrice", id: "np-beyond", timestamp: start + 2000, chain: "solana", usd: "1000000000.000000000000000001" },
+      { ...liquidity, id: "l-beyond", nativeUsd: "1000000001" }
     ]
+    // ... or worth nothing at 18 places
+    const worthless: Array<MarketEvent> = [
+      swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { nativeUsd: "0" }),
+      swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { nativeUsd: "0.0000000000000000001" }),
+      { type: "nativePrice", id: "np-zero", timestamp: start + 2000, chain: "solana", usd: "0.0" },
+      { ...liquidity, id: "l-zero", nativeUsd: "0" }
+    ]
+    for (const event of worthless) {
+      expect(engine.check(event)).toMatch(/must be above 0/)
+      expect(engine.apply(event)).toMatch(/must be above 0/)
+    }
     for (const event of beyond) {
       expect(engine.check(event)).toMatch(/beyond/)
       expect(engine.apply(event)).toMatch(/beyond/)

@@ -8,6 +8,7 @@
  */
 import { Effect, Schema } from "effect"
 import { chains } from "../Chain.js"
+import { SCALE_DIGITS } from "../Fixed.js"
 
 const Chain = Schema.Literals(chains)
 const Address = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(128))
@@ -29,7 +30,7 @@ const Decimals = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLes
  */
 const TokenDecimals = Schema.Int.check(
   Schema.isGreaterThanOrEqualTo(0),
-  Schema.isLessThanOrEqualTo(18, { message: "must be at most 18: the API's decimal strings carry 18 places" })
+  Schema.isLessThanOrEqualTo(SCALE_DIGITS, { message: `must be at most ${SCALE_DIGITS}: the API's decimal strings carry ${SCALE_DIGITS} places` })
 )
 const OptionalText = Schema.NullOr(Schema.String.check(Schema.isMaxLength(2048)))
 

@@ -15,6 +15,7 @@
  * change to the schema that these do not follow fails there.
  */
 import { chains } from "../Chain.js"
+import { SCALE_DIGITS } from "../Fixed.js"
 import type { Chain } from "../Chain.js"
 import type { MarketEvent, MarketEventJson, PoolAfterSwap, TokenMetadataFields } from "./MarketEvent.js"
 
@@ -50,7 +51,7 @@ const int = (u: unknown, min: number, max: number): number => {
 }
 const natural = (u: unknown): number => int(u, 0, Number.MAX_SAFE_INTEGER)
 const decimals = (u: unknown): number => int(u, 0, 36)
-const tokenDecimals = (u: unknown): number => int(u, 0, 18)
+const tokenDecimals = (u: unknown): number => int(u, 0, SCALE_DIGITS)
 const bool = (u: unknown): boolean => {
   if (typeof u !== "boolean") throw NOT_FAST
   return u

@@ -153,7 +153,8 @@ const pctBeyond100 = (text: string): boolean => Number(text) > 100
 /**
  * Why an event's magnitudes are beyond what the engine keeps exactly, if they are. The bounds are
  * orders of magnitude past any real market (docs/market-events.md) and keep every sum the engine
- * folds inside its exact wide integers (Wide.ts), whatever the number of events.
+ * folds inside its exact wide integers (Wide.ts), whatever the number of events. `nativeUsd`: the
+ * event's native USD price already parsed, if the caller has it.
  */
 export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rejection => {
   switch (e.type) {
@@ -170,19 +171,19 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
       if (curvePct != null && pctBeyond100(curvePct)) return "poolAfter.bondingCurvePct beyond 100"
       const usd = nativeUsd ?? Fixed.parse(e.nativeUsd)
       const usdRejection = nativeUsdRejection("nativeUsd", usd)
-      if (usdRejection !== undefined) return usdRejection
+      if (usdRejection !== undefined || usd === undefined) return usdRejection
       const max = maxNativeUnits[e.chain]
       const fees = e.fees
       if (e.nativeAmount > max || fees.transaction > max || fees.validator > max || fees.platform > max || fees.dex > max) {
         return `a native amount beyond ${max} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
       }
-      if (nativeUsdValue(e.chain, e.nativeAmount, usd!) > MAX_SWAP_USD) return `a swap's USD value beyond ${Fixed.format(MAX_SWAP_USD)}`
+      if (nativeUsdValue(e.chain, e.nativeAmount, usd) > MAX_SWAP_USD) return `a swap's USD value beyond ${Fixed.format(MAX_SWAP_USD)}`
       return undefined
     }
     case "nativePrice":
-      return nativeUsdRejection("usd", Fixed.parse(e.usd))
+      return nativeUsdRejection("usd", nativeUsd ?? Fixed.parse(e.usd))
     case "liquidityChanged":
-      return nativeUsdRejection("nativeUsd", Fixed.parse(e.nativeUsd))
+      return nativeUsdRejection("nativeUsd", nativeUsd ?? Fixed.parse(e.nativeUsd))
     default:
       return undefined
   }
@@ -426,14 +427,15 @@ export class MarketEngine {
         return undefined
       }
       case "nativePrice":
-        this.nativeUsd.set(e.chain, Fixed.unsafeParse(e.usd))
+        this.nativeUsd.set(e.chain, this.parseUsd(e.usd))
         return undefined
     }
   }
 
-  /** `magnitudeRejection`, with a swap's USD price parsed once (`usdOf`) for the check and the fold. */
+  /** `magnitudeRejection`, with the event's native USD price parsed once (`usdOf`) for the check and the fold. */
   private magnitudeRejection(e: MarketEvent): Rejection {
-    return magnitudeRejection(e, e.type === "swap" ? this.usdOf(e.nativeUsd) : undefined)
+    const text = e.type === "swap" || e.type === "liquidityChanged" ? e.nativeUsd : e.type === "nativePrice" ? e.usd : undefined
+    return magnitudeRejection(e, text === undefined ? undefined : this.usdOf(text))
   }
 
   private lastUsdText = ""

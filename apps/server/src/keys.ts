@@ -12,14 +12,13 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Clock, Console, Effect, Layer, Redacted } from "effect"
 import { ApiKey, KeyStore } from "@spot/application"
 import { FileKeyStore, PgDatabase, PgKeyStore } from "@spot/adapters-storage"
+import { parseKeysCommand, timeText } from "./KeysCommand.js"
 import { dataDirFromEnv, keyFilePath } from "./ServerConfig.js"
-
-const usage = "usage: npm run keys -- create <name> [--expires-in-days N] | list | revoke <id>"
 
 const describe = (record: ApiKey.ApiKeyRecord, now: number): string => {
   const status = record.revokedAt !== null ? "revoked" : record.expiresAt !== null && now >= record.expiresAt ? "expired" : "active"
-  const expires = record.expiresAt === null ? "never" : new Date(record.expiresAt).toISOString()
-  return `${record.id}\t${status}\t${record.name}\tcreated ${new Date(record.createdAt).toISOString()}\texpires ${expires}`
+  const expires = record.expiresAt === null ? "never" : timeText(record.expiresAt)
+  return `${record.id}\t${status}\t${record.name}\tcreated ${timeText(record.createdAt)}\texpires ${expires}`
 }
 
 /** Where this run keeps keys: a server finds them only there (same SPOT_DATA_DIR or DATABASE_URL). */
@@ -28,17 +27,14 @@ const storeDescription = process.env["DATABASE_URL"]
   : `${keyFilePath()} (SPOT_DATA_DIR=${dataDirFromEnv()}: start the server with the same SPOT_DATA_DIR)`
 
 const program = Effect.gen(function*() {
-  const [command, ...rest] = process.argv.slice(2)
+  const parsed = parseKeysCommand(process.argv.slice(2))
+  if ("error" in parsed) return yield* Effect.fail(parsed.error)
   const store = yield* KeyStore
   const now = yield* Clock.currentTimeMillis
-  switch (command) {
+  switch (parsed.command) {
     case "create": {
-      const name = rest[0]
-      if (name === undefined || name.startsWith("--")) return yield* Effect.fail(usage)
-      const daysAt = rest.indexOf("--expires-in-days")
-      const days = daysAt >= 0 ? Number(rest[daysAt + 1]) : undefined
-      if (days !== undefined && !(days > 0)) return yield* Effect.fail("--expires-in-days needs a positive number")
-      const created = yield* store.create({ name, expiresAt: days === undefined ? null : now + days * 86_400_000 })
+      const days = parsed.expiresInDays
+      const created = yield* store.create({ name: parsed.name, expiresAt: days === null ? null : now + Math.round(days * 86_400_000) })
       yield* Console.log(describe(created.record, now))
       yield* Console.log(`key (shown once, store it now): ${Redacted.value(created.key)}`)
       yield* Console.log(`stored in ${storeDescription}`)
@@ -49,15 +45,11 @@ const program = Effect.gen(function*() {
       return
     }
     case "revoke": {
-      const id = rest[0]
-      if (id === undefined) return yield* Effect.fail(usage)
-      const record = yield* store.revoke(id)
-      if (record === null) return yield* Effect.fail(`no key with id ${id}`)
+      const record = yield* store.revoke(parsed.id)
+      if (record === null) return yield* Effect.fail(`no key with id ${parsed.id}`)
       yield* Console.log(describe(record, now))
       return
     }
-    default:
-      return yield* Effect.fail(usage)
   }
 }).pipe(
   // With DATABASE_URL the server keeps keys in PostgreSQL (docs/storage.md); otherwise the key file.

@@ -111,10 +111,9 @@ const idOf = (raw: unknown): string | undefined => {
 
 const withId = (id: string | undefined, message: string): string => (id === undefined ? message : `event "${id}": ${message}`)
 
-/** The key of the token an event needs launched first, if any. */
-const tokenKeyOf = (event: MarketEvent): string | undefined => {
-  const subject = Events.subjectTokenOf(event)
-  return subject === undefined ? undefined : `${subject.chain}:${Chain.canonicalAddress(subject.chain, subject.token)}`
+/** A launch accepted in a batch that is not folded yet: its event id. */
+export interface PendingLaunch {
+  readonly id: string
 }
 
 /** The key of the token a launch creates. */
@@ -187,7 +186,7 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
 export const checkBatch = (
   market: Market["Service"],
   decoded: DecodedBatch,
-  launchedEarlier: ReadonlyMap<string, unknown> = new Map(),
+  launchedEarlier: ReadonlyMap<string, PendingLaunch> = new Map(),
   /** The service's clock: events dated more than `maxFutureMs` past it are refused. */
   now: number = Infinity
 ):
@@ -197,7 +196,12 @@ export const checkBatch = (
   const issues: Array<FieldIssue> = []
   const events: Array<MarketEvent> = []
   const bodies: Array<string | undefined> | undefined = decoded.bodies === undefined ? undefined : []
-  const launchedInBatch = new Set<string>()
+  const launchedInBatch = new Map<string, string>()
+  // The id of the launch of a token earlier in this batch, or in a batch accepted before it.
+  const launchAhead = (chain: Chain.Chain, address: string): string | undefined => {
+    const key = `${chain}:${address}`
+    return launchedInBatch.get(key) ?? launchedEarlier.get(key)?.id
+  }
   for (let i = 0; i < decoded.events.length; i++) {
     const event = decoded.events[i]
     if (event === undefined) {
@@ -212,16 +216,13 @@ export const checkBatch = (
       })
       continue
     }
-    const launched = launchKeyOf(event)
-    if (launched !== undefined) launchedInBatch.add(launched)
-    const rejection = market.engine.check(event)
+    const rejection = market.engine.check(event, launchAhead)
     if (rejection !== undefined) {
-      const key = tokenKeyOf(event)
-      if (key === undefined || !(launchedInBatch.has(key) || launchedEarlier.has(key))) {
-        issues.push({ field: `events[${i}]`, message: withId(event.id, rejection) })
-        continue
-      }
+      issues.push({ field: `events[${i}]`, message: withId(event.id, rejection) })
+      continue
     }
+    const launched = launchKeyOf(event)
+    if (launched !== undefined && !launchedInBatch.has(launched)) launchedInBatch.set(launched, event.id)
     events.push(event)
     if (bodies !== undefined) bodies.push(decoded.bodies![i])
   }
@@ -236,7 +237,7 @@ export const checkBatch = (
 export const validateBatch = (
   market: Market["Service"],
   batch: ReadonlyArray<unknown>,
-  launchedEarlier: ReadonlyMap<string, unknown> = new Map(),
+  launchedEarlier: ReadonlyMap<string, PendingLaunch> = new Map(),
   texts?: ReadonlyArray<string>
 ):
   | { readonly events: Array<MarketEvent>; readonly bodies: Array<string | undefined> | undefined }
@@ -281,8 +282,8 @@ export const make = Effect.gen(function*() {
   /** The last admitted batch's steps: the next admitted batch waits on them. */
   let lastStored = settled(true)
   let lastFolded = settled<void>(undefined)
-  /** Tokens launched by admitted batches not folded yet (key: how many such launches). */
-  const pendingLaunches = new Map<string, number>()
+  /** Tokens launched by admitted batches not folded yet (key: the launch's id, how many batches carry it). */
+  const pendingLaunches = new Map<string, PendingLaunch & { count: number }>()
 
   const catchUpNow: Effect.Effect<number, StoreUnavailable> = Effect.suspend(() => {
     let folded = 0
@@ -329,7 +330,10 @@ export const make = Effect.gen(function*() {
       const key = launchKeyOf(event)
       if (key === undefined) continue
       launches.push(key)
-      pendingLaunches.set(key, (pendingLaunches.get(key) ?? 0) + 1)
+      const pending = pendingLaunches.get(key)
+      // the checks let a token's launch be pending under one id only (the same batch sent again)
+      if (pending === undefined) pendingLaunches.set(key, { id: event.id, count: 1 })
+      else pending.count++
     }
     const ticket: Ticket = {
       previousStored: lastStored,
@@ -345,9 +349,8 @@ export const make = Effect.gen(function*() {
 
   const release = (ticket: Ticket): void => {
     for (const key of ticket.launches) {
-      const count = pendingLaunches.get(key)! - 1
-      if (count === 0) pendingLaunches.delete(key)
-      else pendingLaunches.set(key, count)
+      const pending = pendingLaunches.get(key)!
+      if (--pending.count === 0) pendingLaunches.delete(key)
     }
   }
 

@@ -189,6 +189,54 @@ describe("Ingest", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("an event of a token launched earlier in the same batch gets every check but the unknown-token one", () => {
+    const { store, market, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const swap = wire.find((e) => e.type === "swap")! as { token: string }
+      const launch = wire.find((e) => e.type === "tokenLaunched" && (e as { token: string }).token === swap.token)!
+      // each refused on its own, though its token is launched just before it in the batch
+      const beyond = [
+        { ...swap, tokenAmount: "1" + "0".repeat(37) },
+        { ...swap, nativeUsd: "0" },
+        { ...swap, trader: "not-an-address" }
+      ]
+      for (const bad of beyond) {
+        const error = yield* Effect.flip(ingest.ingest([launch, bad]))
+        expect(error._tag).toBe("ValidationFailed")
+        if (error._tag === "ValidationFailed") expect(error.issues.map((i) => i.field)).toEqual(["events[1]"])
+      }
+      // the swap as it was is fine after its launch in the batch
+      yield* ingest.ingest([launch, swap])
+      expect(store.log.length).toBe(2)
+      expect(market.engine.stats.trades).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a token launches once: a launch with another id is refused, in the same batch or a later one; the same launch again is a repeat", () => {
+    const { store, market, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const launch = wire.find((e) => e.type === "tokenLaunched")! as { id: string }
+      const relaunch = { ...launch, id: `${launch.id}:again` }
+      const inOne = yield* Effect.flip(ingest.ingest([launch, relaunch]))
+      expect(inOne._tag).toBe("ValidationFailed")
+      if (inOne._tag === "ValidationFailed") {
+        expect(inOne.issues.map((i) => i.field)).toEqual(["events[1]"])
+        expect(inOne.issues[0]!.message).toContain("already launched")
+      }
+      expect(store.log.length).toBe(0)
+      yield* ingest.ingest([launch])
+      const later = yield* Effect.flip(ingest.ingest([relaunch]))
+      expect(later._tag).toBe("ValidationFailed")
+      // sent again, whole or inside a batch with itself: a repeat, not an error
+      const again = yield* ingest.ingest([launch, launch])
+      expect(again.accepted).toBe(0)
+      expect(store.log.map((e) => e.event.id)).toEqual([launch.id])
+      expect(market.engine.stats.tokens).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("the raw values are decoded when ingest is called: the effect runs again (duplicates) without reading them", () => {
     const { store, layer } = setup()
     return Effect.gen(function*() {

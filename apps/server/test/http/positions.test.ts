@@ -88,7 +88,8 @@ const thinMarketEvents = (wallets: ReadonlyArray<string>, at: number): Array<Mar
       anchorAddress: Chain.nativeAsset.solana.address,
       anchorSymbol: "SOL",
       liquidityNative: 1_000_000_000n,
-      nativeUsd: "150"
+      nativeUsd: "150",
+      block: null
     }
   ]
   wallets.forEach((trader, i) => {

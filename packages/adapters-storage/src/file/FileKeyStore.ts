@@ -3,10 +3,12 @@
  * the `keys` command survive restarts and reach a running server: the server re-reads the file
  * when it changed (checked at most once a second). Keys from `SPOT_API_KEYS` are accepted too,
  * held in memory only. Writes go to a temporary file renamed over the old one, so a reader never
- * sees half a file.
+ * sees half a file; a change (read, change, write) holds the lock file `<path>.lock` throughout,
+ * so two `keys` commands run at once both land (without it the second write replaced the first:
+ * a key printed as stored was lost, found by a black-box check).
  */
 import { Clock, Effect, Exit, Layer, Redacted } from "effect"
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { randomBytes } from "node:crypto"
 import { KeyStore, KeyStoreUnavailable } from "@spot/application"
@@ -41,6 +43,45 @@ const writeKeys = (path: string, keys: ReadonlyArray<StoredKey>): void => {
 }
 
 const mtimeOf = (path: string): number => (existsSync(path) ? statSync(path).mtimeMs : 0)
+
+/** How long a change waits for another process's lock, and when a lock counts as left behind by a crash. */
+const lockWaitMs = 10_000
+const staleLockMs = 30_000
+const pause = new Int32Array(new SharedArrayBuffer(4))
+
+/**
+ * Runs `change` holding `<path>.lock` (created exclusively: one holder at a time, across
+ * processes). A lock older than `staleLockMs` was left by a process that died holding it (a
+ * change takes milliseconds) and is taken over; after `lockWaitMs` of waiting it throws.
+ */
+export const withFileLock = <A>(path: string, change: () => A): A => {
+  const lock = `${path}.lock`
+  mkdirSync(dirname(lock), { recursive: true })
+  const deadline = Date.now() + lockWaitMs
+  for (;;) {
+    try {
+      closeSync(openSync(lock, "wx", 0o600))
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      if (Date.now() - mtimeOf(lock) > staleLockMs) {
+        try {
+          unlinkSync(lock)
+        } catch {
+          // another waiter took it over first
+        }
+        continue
+      }
+      if (Date.now() > deadline) throw new Error(`the key file is locked (${lock}); if no keys command is running, delete the lock file`)
+      Atomics.wait(pause, 0, 0, 10)
+    }
+  }
+  try {
+    return change()
+  } finally {
+    unlinkSync(lock)
+  }
+}
 
 export const make = (options: FileKeyStoreOptions) =>
   Effect.gen(function*() {
@@ -78,12 +119,13 @@ export const make = (options: FileKeyStoreOptions) =>
 
     const update = (change: (keys: Array<StoredKey>) => StoredKey | null) =>
       Effect.try({
-        try: () => {
-          const keys = readKeys(options.path)
-          const result = change(keys)
-          writeKeys(options.path, keys)
-          return result
-        },
+        try: () =>
+          withFileLock(options.path, () => {
+            const keys = readKeys(options.path)
+            const result = change(keys)
+            writeKeys(options.path, keys)
+            return result
+          }),
         catch: (cause) => new KeyStoreUnavailable({ message: `cannot write the key file ${options.path}`, cause })
       })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { KeyStore } from "@spot/application"
@@ -49,5 +50,43 @@ describe("FileKeyStore", () => {
       writeFileSync(path, "{ not json")
       const result = yield* Effect.flip(FileKeyStore.make({ path }))
       expect(result._tag).toBe("KeyStoreUnavailable")
+    }))
+
+  it.effect("a change waits for another process's change to the file: both land (two keys commands at once)", () =>
+    Effect.gen(function*() {
+      const path = freshPath()
+      yield* withStore(path, (store) => store.create({ name: "first" }))
+      // Another process's change, as the store makes one: take the lock, read, think 300 ms, write its record, let go.
+      const other = spawn(process.execPath, ["-e", `
+        const fs = require("node:fs")
+        const [path] = process.argv.slice(1)
+        fs.closeSync(fs.openSync(path + ".lock", "wx"))
+        const file = JSON.parse(fs.readFileSync(path, "utf8"))
+        setTimeout(() => {
+          file.keys.push({ hash: "0".repeat(64), record: { id: "key_other", name: "other", createdAt: 1, expiresAt: null, revokedAt: null } })
+          fs.writeFileSync(path, JSON.stringify(file))
+          fs.unlinkSync(path + ".lock")
+        }, 300)`, path], { stdio: "inherit" })
+      const exited = new Promise<number | null>((resolve) => other.on("exit", resolve))
+      yield* Effect.promise(async () => {
+        while (!existsSync(`${path}.lock`)) await new Promise((r) => setTimeout(r, 5))
+      })
+      // started while the other holds the lock: it reads the file only once the other has written
+      yield* withStore(path, (store) => store.create({ name: "mine" }))
+      expect(yield* Effect.promise(() => exited)).toBe(0)
+      const names = yield* withStore(path, (store) => Effect.map(store.list, (records) => records.map((r) => r.name)))
+      expect(names.sort()).toEqual(["first", "mine", "other"])
+      expect(existsSync(`${path}.lock`)).toBe(false)
+    }))
+
+  it.effect("a lock left behind by a process that died holding it is taken over after 30 s", () =>
+    Effect.gen(function*() {
+      const path = freshPath()
+      writeFileSync(`${path}.lock`, "")
+      const minuteAgo = new Date(Date.now() - 60_000)
+      utimesSync(`${path}.lock`, minuteAgo, minuteAgo)
+      const created = yield* withStore(path, (store) => store.create({ name: "after a crash" }))
+      expect(created.record.name).toBe("after a crash")
+      expect(existsSync(`${path}.lock`)).toBe(false)
     }))
 })

@@ -189,7 +189,11 @@ export const Graduated = Schema.Struct({
   transactionHash: TxHash
 }).annotate({ identifier: "GraduatedEvent" })
 
-/** A pool's liquidity changed: its total value in native base units, and its quote asset. */
+/**
+ * A pool's liquidity changed: its total value in native base units, and its quote asset; `block`,
+ * the block it changed in (null or absent when unknown), dates the token's first pool for the
+ * sniper and insider groups.
+ */
 export const LiquidityChanged = Schema.Struct({
   type: Schema.Literal("liquidityChanged"),
   ...eventFields,
@@ -200,7 +204,8 @@ export const LiquidityChanged = Schema.Struct({
   anchorAddress: Address,
   anchorSymbol: Schema.String,
   liquidityNative: BaseUnits,
-  nativeUsd: DecimalText
+  nativeUsd: DecimalText,
+  block: Schema.NullOr(BlockNumber).pipe(Schema.withDecodingDefaultKey(Effect.succeed(null)))
 }).annotate({ identifier: "LiquidityChangedEvent" })
 
 /** Contract security signals scored. */

@@ -224,7 +224,9 @@ const decoders: Record<string, (o: Raw) => MarketEvent> = {
     anchorAddress: address(o.anchorAddress),
     anchorSymbol: anyText(o.anchorSymbol),
     liquidityNative: units(o.liquidityNative),
-    nativeUsd: decimalText(o.nativeUsd)
+    nativeUsd: decimalText(o.nativeUsd),
+    // absent (an indexer that does not send it, a log written before it existed): null, as in the schema
+    block: Object.hasOwn(o, "block") && o.block !== null ? natural(o.block) : null
   }),
   securityScored: (o) => ({
     type: "securityScored",
@@ -308,7 +310,7 @@ export const fieldCounts: Readonly<Record<MarketEvent["type"], number>> = {
   walletFunded: 14,
   curveProgressed: 6,
   graduated: 8,
-  liquidityChanged: 11,
+  liquidityChanged: 12,
   securityScored: 9,
   tokenListed: 8,
   walletLabeled: 7,
@@ -467,7 +469,8 @@ export const encodeMarketEventFast = (e: MarketEvent): MarketEventJson => {
         anchorAddress: e.anchorAddress,
         anchorSymbol: e.anchorSymbol,
         liquidityNative: s(e.liquidityNative),
-        nativeUsd: e.nativeUsd
+        nativeUsd: e.nativeUsd,
+        block: e.block
       }
     case "securityScored":
       return {

@@ -56,7 +56,7 @@ export interface HolderBookOptions {
 
 /** "Funded less than seven days before it traded". */
 export const FRESH_WALLET_WINDOW_MS = 7 * 24 * 60 * 60 * 1000
-/** A buy with `block − launchBlock` in [0, SNIPER_BLOCKS) is a sniper's; likewise for insiders. */
+/** A buy with `block − firstPoolBlock` in [0, SNIPER_BLOCKS) is a sniper's; likewise for insiders. */
 export const SNIPER_BLOCKS = 2
 export const INSIDER_BLOCKS = 3
 /** The wallet making this buy (counted from 1) or a later one in one block is a bundler. */
@@ -144,7 +144,13 @@ const NO_TRADE = Number.NaN
 export class HolderBook {
   private supply: bigint
   private readonly creator: string
-  private readonly launchBlock: number
+  /**
+   * The block of the token's first pool (snipers and insiders count from it): given at launch when
+   * the launch made the pool (a launchpad's bonding curve), else the earliest block a pool was seen
+   * in (`poolSeenAt`: a pool's liquidity event with its block, every trade); NaN until then.
+   */
+  private firstPoolBlock: number
+  private readonly firstPoolAtLaunch: boolean
   /** Answers which addresses never count as holders (the token: burn sinks, its pools, itself). */
   private readonly exclusions: TopExclusions
 
@@ -188,15 +194,25 @@ export class HolderBook {
   constructor(
     supply: bigint,
     creator: string,
-    launchBlock: number,
+    /** The first pool's block when the launch made it (a bonding curve), else null: learned from `poolSeenAt`. */
+    poolBlockAtLaunch: number | null,
     exclusions: TopExclusions,
     options?: HolderBookOptions
   ) {
     this.supply = supply
     this.creator = creator
-    this.launchBlock = launchBlock
+    this.firstPoolAtLaunch = poolBlockAtLaunch !== null
+    this.firstPoolBlock = poolBlockAtLaunch ?? Number.NaN
     this.exclusions = exclusions
     this.top = new Int32Array(Math.max(10, options?.topBufferSize ?? DEFAULT_TOP_BUFFER_SIZE))
+  }
+
+  /**
+   * A pool of the token exists at `block` (its liquidity changed then, or a trade went through it):
+   * the first pool's block is the earliest such, unless the launch made the pool.
+   */
+  poolSeenAt(block: number): void {
+    if (!this.firstPoolAtLaunch && !(block >= this.firstPoolBlock)) this.firstPoolBlock = block
   }
 
   /**
@@ -212,10 +228,11 @@ export class HolderBook {
       after |= TRADED
       this.walletData[slot * S + FIRST_TRADE_AT] = ctx.timestamp
     }
+    this.poolSeenAt(ctx.block)
     if (side === "buy") {
-      const sinceLaunch = ctx.block - this.launchBlock
-      if (sinceLaunch >= 0 && sinceLaunch < INSIDER_BLOCKS) {
-        after |= sinceLaunch < SNIPER_BLOCKS ? SNIPER | INSIDER : INSIDER
+      const sincePool = ctx.block - this.firstPoolBlock
+      if (sincePool >= 0 && sincePool < INSIDER_BLOCKS) {
+        after |= sincePool < SNIPER_BLOCKS ? SNIPER | INSIDER : INSIDER
       }
       if (this.countBuyIn(ctx.block) >= BUNDLER_BUY_ORDINAL) after |= BUNDLER
     }

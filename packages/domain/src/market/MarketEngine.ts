@@ -15,7 +15,7 @@ import * as Fixed from "../Fixed.js"
 import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
 import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.js"
-import { idHalves, ReadRecords, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
+import { idHalves, ReadRecords, spellTradeId, stableKeyOf, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
 import type { BuyContext } from "./Holders.js"
 import { interned } from "./Interned.js"
 import { fundingOf, fundingWire, supersedesFunding, WalletDirectory, type WalletRecord } from "./Wallets.js"
@@ -202,9 +202,9 @@ const nativeUsdRejection = (field: string, usd: Fixed.Fixed | undefined): Reject
 
 /**
  * Why an event is not well-formed beyond its schema, if it is not: an id with a control character
- * (ids are stored as text, which cannot hold NUL, and echoed in messages), or a token, trader,
+ * (ids are stored as text, which cannot hold NUL, and echoed in messages), a token, trader,
  * creator or transfer party that is not an address of the event's chain (such a token could
- * never be read: the reads refuse the address).
+ * never be read: the reads refuse the address), or an empty name (`named`).
  */
 export const formRejection = (e: MarketEvent): Rejection => {
   if (/[\u0000-\u001f\u007f]/.test(e.id)) return "id has a control character"
@@ -216,15 +216,29 @@ export const formRejection = (e: MarketEvent): Rejection => {
     address === null || isAddressOn(e.chain, address) ? undefined : `${role} ${JSON.stringify(address)} is not ${describeAddressOn(e.chain)}`
   switch (e.type) {
     case "tokenLaunched":
-      return party("token", e.token) ?? party("creator", e.creator)
+      return party("token", e.token) ?? party("creator", e.creator) ?? named("launchpad", e.launchpad, "null when there is none") ??
+        (e.annotations.includes("") ? "an annotation is empty: name its kind" : undefined)
     case "swap":
-      return party("trader", e.trader)
+      return party("trader", e.trader) ?? named("dex", e.dex) ?? named("terminal", e.terminal, "null when none is known")
     case "transfer":
       return party("from", e.from) ?? party("to", e.to)
+    case "graduated":
+    case "liquidityChanged":
+      return named("dex", e.dex)
+    case "tokenListed":
+      return named("platform", e.platform)
     default:
       return undefined
   }
 }
+
+/**
+ * A name the API serves as a value (a venue, terminal, launchpad or listing platform) is never
+ * empty: an empty one would read as a venue called "" (`dexes`, a trade's `platforms`). Checked at
+ * ingest only, like the addresses above: a log written before still replays.
+ */
+const named = (field: string, value: string | null, instead?: string): Rejection =>
+  value === "" ? `${field} is empty${instead === undefined ? "" : `: send ${instead}`}` : undefined
 
 /**
  * Trade records kept for reuse by pages (about 1.5 KB each once encoded): the newest trades of the
@@ -298,14 +312,30 @@ export class MarketEngine {
     return rejection
   }
 
-  /** Checks an event against the current state without applying it (for ingest). */
-  check(event: MarketEvent): Rejection {
+  /**
+   * Checks an event against the current state without applying it (for ingest). `launchAhead`
+   * names the launch of a token (chain, canonical address) by an event accepted before this one
+   * but not folded yet (earlier in the same batch, or a batch in flight): the id of that launch
+   * event. A token launched ahead is not unknown to the events after its launch, and a second
+   * launch of it with another id is refused; every other check applies to them all the same.
+   */
+  check(event: MarketEvent, launchAhead?: (chain: Chain, address: string) => string | undefined): Rejection {
     const malformed = formRejection(event)
     if (malformed !== undefined) return malformed
     const beyond = this.magnitudeRejection(event)
     if (beyond !== undefined) return beyond
+    if (event.type === "tokenLaunched") {
+      const address = canonicalAddress(event.chain, event.token)
+      const launched = this.tokenOn(event.chain, address)
+      // the same launch again (same id) is a repeat the log drops: not refused
+      const other = launched !== undefined
+        ? launched.launchIdKey !== stableKeyOf(event.id)
+        : (launchAhead?.(event.chain, address) ?? event.id) !== event.id
+      return other ? `token ${event.chain}:${address} was already launched by another event; a token launches once` : undefined
+    }
     const subject = subjectTokenOf(event)
     if (subject === undefined || this.tokenOn(subject.chain, subject.token) !== undefined) return undefined
+    if (launchAhead?.(subject.chain, canonicalAddress(subject.chain, subject.token)) !== undefined) return undefined
     return `unknown token ${subject.chain}:${subject.token}: send its tokenLaunched event first`
   }
 
@@ -396,6 +426,7 @@ export class MarketEngine {
         return this.withToken(e.chain, e.token, (token) => {
           const pool = token.pool(e.pool, e.dex, e.anchorAddress, e.anchorSymbol)
           token.setPoolLiquidity(pool, e.anchorAddress, e.anchorSymbol, nativeValue(e.chain, e.liquidityNative), this.parseUsd(e.nativeUsd))
+          if (e.block !== null) token.holders.poolSeenAt(e.block)
         }, e.timestamp)
       case "securityScored":
         return this.withToken(e.chain, e.token, (token) => {
@@ -495,6 +526,7 @@ export class MarketEngine {
       this.options.tapeRetainMs
     )
     if (e.metadata !== null) token.metadata = e.metadata
+    token.launchIdKey = stableKeyOf(e.id)
     const creatorWallet = this.wallets.get(e.chain, creator)
     if (creatorWallet !== undefined && creatorWallet.funding.status === "resolved") token.devFunding = creatorWallet.funding
     this.tokens.set(key, token)

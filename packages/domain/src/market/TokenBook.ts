@@ -115,6 +115,12 @@ export class TokenBook implements DiscoveryCandidate {
   security: SecurityFacts = unscored
   platforms: Array<{ platform: string; isPaid: boolean; paidAt: number | null }> = []
   devFunding: FundingValue = unresolvedFunding
+  /**
+   * `stableKeyOf` the id of the launch event that created the token (a 53-bit hash, not the id's
+   * text: a number per token instead of a string). A launch of the same token with another id is
+   * refused; the same launch sent again is a repeat, which the event log drops.
+   */
+  launchIdKey = 0
   updatedAt: number
   readonly tape: TradeTape
   /** The newest trades of this token (created by the engine on the first trade). */
@@ -150,7 +156,7 @@ export class TokenBook implements DiscoveryCandidate {
     if (hasCurve) this.curveSamples = [createdAt, 0]
     this.updatedAt = createdAt
     this.tape = new TradeTape({ retainMs: tapeRetainMs })
-    this.holders = new HolderBook(supply, creator, launchBlock, this)
+    this.holders = new HolderBook(supply, creator, hasCurve ? launchBlock : null, this)
     this.positions = new PositionBook(chain, address, decimals)
   }
 

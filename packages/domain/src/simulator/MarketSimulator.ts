@@ -678,7 +678,7 @@ export class MarketSimulator {
       this.out.push(minted)
       token.holders.add(creator, creatorShare)
     }
-    if (!token.onCurve) this.announceLiquidity(token, time, hash, 2)
+    if (!token.onCurve) this.announceLiquidity(token, time, block, hash, 2)
     // The creator's own buy rides in the launch transaction.
     if (prng.chance(0.6)) this.buy(token, creator, this.sizeUsd(creator), time, block, hash, txIndex, 3)
     // Launch-block snipers and, on some launches, a bundle of 4-8 wallets buying in the same block.
@@ -924,7 +924,7 @@ export class MarketSimulator {
   }
 
   /** A pool's liquidity outside a swap: a new pool seeded at launch or by a graduation. */
-  private announceLiquidity(token: SimToken, time: number, hash: string, instruction: number): void {
+  private announceLiquidity(token: SimToken, time: number, block: number, hash: string, instruction: number): void {
     const chain = token.chain
     const quote = token.quote
     const event: LiquidityChanged = {
@@ -938,7 +938,8 @@ export class MarketSimulator {
       anchorAddress: quote.address,
       anchorSymbol: quote.symbol,
       liquidityNative: this.liquidityOf(token),
-      nativeUsd: chain.usdText
+      nativeUsd: chain.usdText,
+      block
     }
     this.out.push(event)
   }
@@ -975,7 +976,7 @@ export class MarketSimulator {
       transactionHash: hash
     }
     this.out.push(graduated)
-    this.announceLiquidity(token, time, hash, 1)
+    this.announceLiquidity(token, time, block, hash, 1)
     const rescored: SecurityScored = {
       type: "securityScored",
       id: this.offChainId("securityScored", chain.name, token.address),

@@ -211,7 +211,7 @@ describe("MarketEngine", () => {
       if (bondingCurvePct !== null) split.push({ type: "curveProgressed", id: `${e.id}:curve`, ...common, bondingCurvePct })
       split.push({
         type: "liquidityChanged", id: `${e.id}:liquidity`, ...common, pool: e.pool, dex: e.dex,
-        anchorAddress: e.quoteAddress, anchorSymbol: e.quoteSymbol, liquidityNative, nativeUsd: e.nativeUsd
+        anchorAddress: e.quoteAddress, anchorSymbol: e.quoteSymbol, liquidityNative, nativeUsd: e.nativeUsd, block: null
       })
     }
     // Extra events move updatedAt (one change each); everything else must be the same.
@@ -305,7 +305,7 @@ describe("MarketEngine", () => {
   it("refuses amounts beyond its exact range, whole and without changing anything", () => {
     const liquidity = {
       type: "liquidityChanged", id: "l", timestamp: start + 2000, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
-      dex: "raydium", anchorAddress: "So11111111111111111111111111111111111111112", anchorSymbol: "SOL", liquidityNative: 1n, nativeUsd: "150"
+      dex: "raydium", anchorAddress: "So11111111111111111111111111111111111111112", anchorSymbol: "SOL", liquidityNative: 1n, nativeUsd: "150", block: null
     } as const
     const engine = new MarketEngine()
     engine.apply(launch())
@@ -354,7 +354,7 @@ describe("MarketEngine", () => {
     expect(after.stats["24h"].buyVolume).toEqual(after.totals.volume)
   })
 
-  it("refuses events whose addresses are not of their chain, or whose id has a control character", () => {
+  it("refuses events whose addresses are not of their chain, whose id has a control character, with an empty name, or launching a launched token again", () => {
     const engine = new MarketEngine()
     engine.apply(launch())
     engine.apply(swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 1000))
@@ -365,7 +365,15 @@ describe("MarketEngine", () => {
       [swap("0x1111111111111111111111111111111111111111", "buy", 1_000_000n, 30_000_000n, start + 2000), /trader "0x1{40}" is not a solana address/],
       [{ ...swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000), id: "swap\u0000nul" }, /id has a control character/],
       [{ type: "curveProgressed", id: "c-bad-token", timestamp: start + 2000, chain: "solana", token: "short", bondingCurvePct: "10" }, /token "short" is not a solana address/],
-      [launch({ id: "launch-arc", chain: "arc", token: TOKEN }), /token "TokenAddress1+pump" is not an arc address \(0x followed by 40 hex digits\)$/]
+      [launch({ id: "launch-arc", chain: "arc", token: TOKEN }), /token "TokenAddress1+pump" is not an arc address \(0x followed by 40 hex digits\)$/],
+      // names the API serves as values are never empty
+      [launch({ id: "launch-empty-pad", token: "Fresh11111111111111111111111111111111111111", launchpad: "" }), /^launchpad is empty: send null when there is none$/],
+      [launch({ id: "launch-empty-kind", token: "Fresh11111111111111111111111111111111111111", annotations: ["mayhem_mode", ""] }), /^an annotation is empty/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: "" }), /^terminal is empty: send null when none is known$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "" }), /^dex is empty$/],
+      [{ type: "tokenListed", id: "listed-empty", timestamp: start + 2000, chain: "solana", token: TOKEN, platform: "", isPaid: false, paidAt: null }, /^platform is empty$/],
+      // a token launches once: the same token under another launch id
+      [launch({ id: "launch-again" }), /^token solana:TokenAddress1+pump was already launched by another event; a token launches once$/]
     ]
     for (const [event, reason] of malformed) {
       expect(engine.check(event)).toMatch(reason)
@@ -374,6 +382,16 @@ describe("MarketEngine", () => {
     // Well-formed ones pass: an EVM token with a mixed-case address, a Solana swap.
     expect(engine.check(launch({ id: "evm", chain: "base", token: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01", creator: "0x2222222222222222222222222222222222222222" }))).toBeUndefined()
     expect(engine.check(swap(ALICE, "sell", 1_000n, 30_000n, start + 3000))).toBeUndefined()
+    // the very launch again is a repeat (the log drops it), not a second launch
+    expect(engine.check(launch())).toBeUndefined()
+    // a launch ahead (accepted, not folded yet) counts: events of its token are not of an unknown token, another id is a second launch
+    const ahead = (chain: string, address: string) => (chain === "base" && address === "0xabcdef0123456789abcdef0123456789abcdef01" ? "evm-launch" : undefined)
+    const evm = { chain: "base" as const, token: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01", creator: "0x2222222222222222222222222222222222222222" }
+    expect(engine.check(launch({ id: "evm-launch", ...evm }), ahead)).toBeUndefined()
+    expect(engine.check(launch({ id: "evm-other", ...evm }), ahead)).toMatch(/already launched by another event/)
+    const evmCurve: MarketEvent = { type: "curveProgressed", id: "evm-curve", timestamp: start + 3000, chain: "base", token: evm.token, bondingCurvePct: "10" }
+    expect(engine.check(evmCurve)).toMatch(/^unknown token/)
+    expect(engine.check(evmCurve, ahead)).toBeUndefined()
   })
 
   it("prices a swap exactly and keeps the four fee kinds apart", () => {
@@ -555,7 +573,7 @@ describe("MarketEngine", () => {
     engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
     engine.apply({
       type: "liquidityChanged", id: "l1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
-      dex: "pumpswap", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 170_000_000_000n, nativeUsd: "150"
+      dex: "pumpswap", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 170_000_000_000n, nativeUsd: "150", block: null
     })
     const token = engine.token("solana", TOKEN)!.toWire()
     expect(token.graduatedAt).toBe(start + 3)
@@ -580,7 +598,7 @@ describe("MarketEngine", () => {
     engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
     engine.apply({
       type: "liquidityChanged", id: "l1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
-      dex: "pumpswap", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 170_000_000_000n, nativeUsd: "150"
+      dex: "pumpswap", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 170_000_000_000n, nativeUsd: "150", block: null
     })
     const token = engine.token("solana", TOKEN)!.toWire()
     expect(token.liquidity).toEqual({ native: "220", usd: "33000" })
@@ -602,6 +620,42 @@ describe("MarketEngine", () => {
       expect(wire.dexes[0]).toBe(wire.graduatedToDex)
     }
     expect(graduated).toBeGreaterThan(3)
+  })
+
+  it("snipers and insiders count from the first pool: the launch's curve, else the earliest pool seen (its liquidity event's block, or a trade)", () => {
+    const wallets = Array.from("ABCDEFGH", (c) => `Wa11et${c}`.padEnd(43, "1"))
+    const groups = (engine: MarketEngine) => {
+      const h = engine.token("solana", TOKEN)!.toWire().holders
+      return [h.sniperCount, h.insiderCount]
+    }
+    // No curve; the first trades come 50 blocks after the launch: they are the pool's first blocks.
+    const late = new MarketEngine()
+    late.apply(launch({ launchpad: null, hasCurve: false, block: 5_000 }))
+    late.apply(swap(wallets[0]!, "buy", 1_000n, 1_000n, start + 1, 5_050))
+    late.apply(swap(wallets[1]!, "buy", 1_000n, 1_000n, start + 2, 5_051))
+    late.apply(swap(wallets[2]!, "buy", 1_000n, 1_000n, start + 3, 5_052))
+    late.apply(swap(wallets[3]!, "buy", 1_000n, 1_000n, start + 4, 5_053))
+    expect(groups(late)).toEqual([2, 3])
+    // A pool's liquidity event with its block dates the pool: buys 3 blocks later are nobody.
+    const seeded = new MarketEngine()
+    seeded.apply(launch({ launchpad: null, hasCurve: false, block: 5_000 }))
+    seeded.apply({
+      type: "liquidityChanged", id: "seed", timestamp: start + 1, chain: "solana", token: TOKEN, pool: "Pool11111111111111111111111111111111111111",
+      dex: "raydium", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 1_000_000_000n, nativeUsd: "150", block: 5_047
+    })
+    seeded.apply(swap(wallets[0]!, "buy", 1_000n, 1_000n, start + 2, 5_049))
+    seeded.apply(swap(wallets[1]!, "buy", 1_000n, 1_000n, start + 3, 5_050))
+    expect(groups(seeded)).toEqual([0, 1])
+    // A late trade from an earlier block moves the first pool back for the trades after it.
+    late.apply(swap(wallets[4]!, "sell", 1n, 1n, start + 5, 5_049))
+    late.apply(swap(wallets[5]!, "buy", 1_000n, 1_000n, start + 6, 5_051))
+    expect(groups(late)).toEqual([2, 4])
+    // With a curve the launch made the pool: a first trade 50 blocks later is nobody.
+    const curve = new MarketEngine()
+    curve.apply(launch({ block: 5_000 }))
+    curve.apply(swap(wallets[0]!, "buy", 1_000n, 1_000n, start + 1, 5_050))
+    curve.apply(swap(wallets[1]!, "buy", 1_000n, 1_000n, start + 2, 5_001))
+    expect(groups(curve)).toEqual([1, 1])
   })
 
   it("an address that held tokens before it became a known pool stops being a holder (graduation, a swap's new pool)", () => {

@@ -45,18 +45,25 @@ interface Step {
   readonly after: HoldersValue
 }
 
+/** How the book is made: its top buffer's size, and whether the launch made the first pool. */
+interface BookSetup {
+  readonly topBufferSize: number
+  readonly poolAtLaunch: boolean
+}
+
 /**
- * Replays `ops` into a fresh book (top buffer of `topBufferSize`; 10 makes nearly every top-ten exit
- * a rescan) and a reference, calling `check` after every op; the first failing check fails the run.
+ * Replays `ops` into a fresh book (top buffer of `topBufferSize`: 10 makes nearly every top-ten exit
+ * a rescan; the first pool made at launch, or seen with the first trade) and a reference, calling
+ * `check` after every op; the first failing check fails the run.
  */
 const replay = (
   supply: bigint,
   ops: ReadonlyArray<Op>,
-  topBufferSize: number,
+  { poolAtLaunch, topBufferSize }: BookSetup,
   check: (step: Step) => boolean
 ): boolean => {
-  const ref = new Reference(supply)
-  const book = new HolderBook(supply, CREATOR, LAUNCH_BLOCK, { isExcludedFromTop10: (a) => ref.excluded.has(a) }, { topBufferSize })
+  const ref = new Reference(supply, poolAtLaunch)
+  const book = new HolderBook(supply, CREATOR, poolAtLaunch ? LAUNCH_BLOCK : null, { isExcludedFromTop10: (a) => ref.excluded.has(a) }, { topBufferSize })
   const driver = new Driver(book, ref)
   let before = book.toWire()
   for (const op of ops) {
@@ -70,12 +77,18 @@ const replay = (
 
 /** Long op sequences from the first run: the interesting states need a dozen holders and some sells. */
 const options = { arbitrary: { runs: 150, size: 100 } }
-/** Top buffer sizes: 10 and 11 make nearly every top-ten exit a rescan; 32 is the default. */
-const bufferArbitrary = Arbitrary.schema(Schema.Literals([10, 11, 32]))
-const inputs: [Arbitrary.Arbitrary<bigint>, Arbitrary.Arbitrary<Array<Op>>, Arbitrary.Arbitrary<number>] = [
+/**
+ * Top buffer sizes: 10 and 11 make nearly every top-ten exit a rescan; 32 is the default. The first
+ * pool: made at launch (a bonding curve) or seen with the first trade (a pool added later).
+ */
+const setupArbitrary: Arbitrary.Arbitrary<BookSetup> = Arbitrary.schema(Schema.Struct({
+  topBufferSize: Schema.Literals([10, 11, 32]),
+  poolAtLaunch: Schema.Boolean
+}))
+const inputs: [Arbitrary.Arbitrary<bigint>, Arbitrary.Arbitrary<Array<Op>>, Arbitrary.Arbitrary<BookSetup>] = [
   supplyArbitrary,
   opsArbitrary,
-  bufferArbitrary
+  setupArbitrary
 ]
 
 const sameFlags = (got: ReadonlyArray<WalletFlag>, want: Set<WalletFlag>): boolean =>

@@ -131,7 +131,11 @@ export class Reference {
   /** Union over every step of the wallets that were fresh at that step. */
   readonly everFresh = new Set<string>()
 
-  constructor(supply: bigint) {
+  /**
+   * `poolAtLaunch`: the launch made the first pool (a bonding curve) at LAUNCH_BLOCK; otherwise the
+   * first pool's block is the earliest block of the trades so far (each trade's own included).
+   */
+  constructor(supply: bigint, readonly poolAtLaunch = true) {
     this.supply = supply
   }
 
@@ -159,14 +163,16 @@ export class Reference {
     let fundingKnown = false
     let phishing = false
     const buysPerBlock = new Map<number, number>()
+    let firstPool = this.poolAtLaunch ? LAUNCH_BLOCK : Infinity
     for (let i = 0; i < this.log.length; i++) {
       const a = this.log[i]!
       if (a.kind === "trade") {
+        if (!this.poolAtLaunch) firstPool = Math.min(firstPool, a.ctx.block)
         if (a.side === "buy") {
           const nth = (buysPerBlock.get(a.ctx.block) ?? 0) + 1
           buysPerBlock.set(a.ctx.block, nth)
           if (a.wallet === wallet) {
-            const d = a.ctx.block - LAUNCH_BLOCK
+            const d = a.ctx.block - firstPool
             if (d >= 0 && d <= 1) out.add("sniper")
             if (d >= 0 && d <= 2) out.add("insider")
             if (nth >= 4) out.add("bundler")

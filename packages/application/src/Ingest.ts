@@ -216,13 +216,15 @@ export const checkBatch = (
       })
       continue
     }
+    // A launch counts for the events after it even when it is refused itself: they are then
+    // refused for what is wrong with them, not once more for their token's launch.
+    const launched = launchKeyOf(event)
+    if (launched !== undefined && !launchedInBatch.has(launched)) launchedInBatch.set(launched, event.id)
     const rejection = market.engine.check(event, launchAhead)
     if (rejection !== undefined) {
       issues.push({ field: `events[${i}]`, message: withId(event.id, rejection) })
       continue
     }
-    const launched = launchKeyOf(event)
-    if (launched !== undefined && !launchedInBatch.has(launched)) launchedInBatch.set(launched, event.id)
     events.push(event)
     if (bodies !== undefined) bodies.push(decoded.bodies![i])
   }

@@ -206,6 +206,11 @@ describe("Ingest", () => {
         expect(error._tag).toBe("ValidationFailed")
         if (error._tag === "ValidationFailed") expect(error.issues.map((i) => i.field)).toEqual(["events[1]"])
       }
+      // a refused launch still counts for its token's events: they are not refused once more as of an unknown token
+      const badLaunch = { ...launch, creator: "not-an-address" }
+      const onlyLaunch = yield* Effect.flip(ingest.ingest([badLaunch, swap, { ...swap, id: "x:later" }]))
+      if (onlyLaunch._tag === "ValidationFailed") expect(onlyLaunch.issues.map((i) => i.field)).toEqual(["events[0]"])
+      else expect.fail(onlyLaunch._tag)
       // the swap as it was is fine after its launch in the batch
       yield* ingest.ingest([launch, swap])
       expect(store.log.length).toBe(2)

@@ -603,7 +603,9 @@ export class MarketEngine {
     token.tape.append(timestamp, isBuy ? "buy" : "sell", priceNative, priceUsd, marketCapNative, marketCapUsd, valueNative, valueUsd)
     token.recordPrice(valueNative, valueUsd, amount, priceNative, priceUsd, marketCapNative, marketCapUsd, timestamp, !isLate)
     this.activeTokens.add(token)
-    this.touch(token, timestamp)
+    // changed when it traded, or, told after the clock passed it, when it left the windows it is out of by now
+    const leftWindowsAt = token.tape.leftWindowsBy(timestamp)
+    this.touch(token, leftWindowsAt > timestamp ? leftWindowsAt : timestamp)
 
     // the wallet's position
     const position = this.positionOf(token, wallet, timestamp)

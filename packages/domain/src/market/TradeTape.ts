@@ -297,6 +297,22 @@ export class TradeTape {
     }
   }
 
+  /**
+   * The latest moment, not after now, at which a trade at `time` left one of the windows (its time
+   * plus the longest window it is already past), or -Infinity while it is in all of them. A trade
+   * told after the clock passed it (a backfill, a warm-up told at the present) arrives already out
+   * of the windows it left by then: that leaving is a change of the token at that moment, which a
+   * restart replaying the log without clock ticks records when its clock gets there.
+   */
+  leftWindowsBy(time: number): number {
+    const now = this.now
+    for (let w = windowCount - 1; w >= 0; w--) {
+      const leftAt = time + windowLengths[w]!
+      if (leftAt <= now) return leftAt
+    }
+    return -Infinity
+  }
+
   /** When the trades the last expiring `advanceTo` moved out of a window left it (the latest of them). */
   get expiredAt(): number {
     return this.lastExpiryAt

@@ -25,7 +25,9 @@ export const layer = (
 > =>
   Layer.unwrap(
     Effect.sync(() => {
-      const server = createServer()
+      // No Host header is needed to answer (paths are absolute, no virtual hosts): a request
+      // without one is served, not refused by Node with a bare 400 outside the envelope.
+      const server = createServer({ requireHostHeader: false })
       const upgrades = ownUpgrades(server)
       const requests = DirectReads.ownRequests(server)
       return Layer.mergeAll(

@@ -40,6 +40,8 @@ export interface RouteOptions<P, Q, B, E, R> {
   readonly allowUnknownQuery?: boolean
   /** Largest body accepted, in bytes (default RequestBody.DEFAULT_MAX_BYTES). */
   readonly maxBodyBytes?: number
+  /** How long the body may take to arrive whole, in seconds (default RequestBody.DEFAULT_MAX_SECONDS). */
+  readonly maxBodySeconds?: number
   readonly handler: (input: Input<P, Q, B>) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 }
 
@@ -270,7 +272,10 @@ export const make = <P = {}, Q = {}, B = undefined, E = never, R = never>(
   const decodeQuery = makeDecoder(options.query, "query", options.allowUnknownQuery !== true)
   const decodePayload = makeDecoder(options.payload, "body", true)
   const handler = options.handler
-  const bodyLimit: RequestBody.Limit = { maxBytes: options.maxBodyBytes ?? RequestBody.DEFAULT_MAX_BYTES }
+  const bodyLimit: RequestBody.Limit = {
+    maxBytes: options.maxBodyBytes ?? RequestBody.DEFAULT_MAX_BYTES,
+    maxSeconds: options.maxBodySeconds ?? RequestBody.DEFAULT_MAX_SECONDS
+  }
 
   const decodeAndRun = (
     request: HttpServerRequest.HttpServerRequest,

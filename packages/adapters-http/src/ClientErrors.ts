@@ -25,6 +25,10 @@ import * as RequestId from "./RequestId.js"
 /** What Node hands the `clientError` listener. */
 export type ClientError = Error & { readonly code?: string }
 
+const CONNECT_METHOD = "SPOT_CONNECT_METHOD"
+/** A CONNECT request (Node's `connect` event hands over its socket), answered like a refused request. */
+export const connectMethod = (): ClientError => Object.assign(new Error("CONNECT is not served"), { code: CONNECT_METHOD })
+
 /** Answers (or closes) the socket of a request Node's parser refused. */
 export type ClientErrorHandler = (error: ClientError, socket: Duplex) => void
 
@@ -47,6 +51,8 @@ export const issueOf = (error: ClientError): { readonly field: string; readonly 
     case "ERR_HTTP_REQUEST_TIMEOUT":
     case "HPE_HEADERS_TIMEOUT":
       return { field: "request", message: "the request did not arrive in full in time" }
+    case CONNECT_METHOD:
+      return { field: "request", message: "CONNECT is not served: this is an API, not a proxy" }
     default:
       return { field: "request", message: `is not a valid HTTP/1.1 request (${error.code ?? "unreadable"})` }
   }

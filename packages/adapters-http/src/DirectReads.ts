@@ -76,7 +76,7 @@ export const ownRequests = (server: Server): DirectRequests => {
     }
     return off.call(this, event, listener)
   }
-  on.call(server, "request", (request: IncomingMessage, response: ServerResponse) => {
+  const onRequest = (request: IncomingMessage, response: ServerResponse) => {
     if (direct !== undefined && answered(direct, request, response)) {
       answeredCount++
       return
@@ -84,9 +84,15 @@ export const ownRequests = (server: Server): DirectRequests => {
     if (fallback !== undefined) return fallback(request, response)
     response.statusCode = 503
     response.end()
-  })
+  }
+  on.call(server, "request", onRequest)
+  // An `Expect` other than 100-continue: served as if it were not there (RFC 9110 lets a server
+  // ignore it), not Node's bare 417 without the envelope or `X-Request-ID` (a black-box check).
+  on.call(server, "checkExpectation", onRequest)
   // Requests Node could not parse: the envelope instead of Node's bare status line (ClientErrors).
   on.call(server, "clientError", (error: ClientErrors.ClientError, socket) => clientErrors(error, socket))
+  // CONNECT (a proxy's method): the envelope, not a socket closed without a word.
+  on.call(server, "connect", (_request: IncomingMessage, socket) => clientErrors(ClientErrors.connectMethod(), socket))
   server.on = intercept as Server["on"]
   server.addListener = intercept as Server["addListener"]
   server.off = release as Server["off"]

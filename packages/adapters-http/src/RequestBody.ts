@@ -5,11 +5,14 @@
  *
  * - a `Content-Length` above the limit is refused before a byte of the body is read;
  * - a body without one (chunked) is read up to the limit, then refused (the rest is discarded);
+ * - a body that has not all arrived within the route's time (`maxSeconds`) is refused: a client
+ *   sending a few bytes now and then otherwise held its connection until Node's request timeout
+ *   (300 s) closed it with no answer at all (a black-box check);
  *
  * both as 400 VALIDATION_ERROR on field `body` (the spec's code for a malformed body), with
  * `Connection: close` so that the rest of an oversized upload is not read to keep the connection.
  */
-import { ByteSize, Effect } from "effect"
+import { ByteSize, Duration, Effect, Fiber } from "effect"
 import { HttpIncomingMessage } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import { ApiError } from "./ApiError.js"
@@ -17,10 +20,13 @@ import * as RequestHeaders from "./RequestHeaders.js"
 
 /** The public API's largest body (a discovery request is a few KB). */
 export const DEFAULT_MAX_BYTES = 1_048_576
+/** How long the public API waits for a body to arrive whole (1 MiB takes well under a second on any link a server has). */
+export const DEFAULT_MAX_SECONDS = 10
 
-/** A route's limit: its largest body and what the refusal advises. */
+/** A route's limit: its largest body, how long it may take to arrive, and what the refusal advises. */
 export interface Limit {
   readonly maxBytes: number
+  readonly maxSeconds?: number
   readonly advice?: string
 }
 
@@ -41,13 +47,21 @@ const within = <A, E>(
   unreadable: ApiError
 ): Effect.Effect<A, ApiError> => {
   const { advice, maxBytes } = limit
+  const maxSeconds = limit.maxSeconds ?? DEFAULT_MAX_SECONDS
   // Node's own header record (RequestHeaders), not Effect's per-request copy of it.
   const declared = RequestHeaders.get(RequestHeaders.of(request), "content-length")
   if (declared !== undefined && Number(declared) > maxBytes) return Effect.fail(ApiError.bodyTooLarge(maxBytes, advice))
-  return read.pipe(
+  const reading = read.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBytes)),
     Effect.catch((error) => Effect.fail(isOverflow(error) ? ApiError.bodyTooLarge(maxBytes, advice) : unreadable))
   )
+  // The read runs in a fiber of its own that the deadline does not interrupt: interrupting it
+  // destroys the request, and with it the socket, before the refusal could be written. Left
+  // alone, it ends when the connection closes after the refusal (`Connection: close`).
+  return Effect.flatMap(Effect.forkDetach(reading), (fiber) =>
+    Fiber.join(fiber).pipe(
+      Effect.timeoutOrElse({ duration: Duration.seconds(maxSeconds), orElse: () => Effect.fail(ApiError.bodyTooSlow(maxSeconds)) })
+    ))
 }
 
 /** Whether a body read failed because the body passed `MaxBodySize` (the server's `MaxBytesError`). */

@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
+import * as net from "node:net"
 import { Ingest } from "@spot/application"
 import { AdminKeys, ApiServer, ingestPath, ingestRoutesWith, RateLimiterLive } from "../src/index.js"
 import { bearer, Contract, expiredKey, makeKeyStore, makeKeyStoreState, revokedKey, startServer, validKey } from "./support/TestServer.js"
@@ -363,6 +364,32 @@ describe("request body limits", () => {
     expect(accepted.status).toBe(200)
     expect(await json(accepted)).toEqual({ chains: ["solana"] })
     await expectTooLarge(await post("/v1/echo-small", `${exact} `), 64)
+  })
+
+  it("refuses a body that has not all arrived within the route's time, 400 on field body, and closes; a body sent at once is read", async () => {
+    const { port } = new URL(server.url)
+    const answer = await new Promise<{ text: string; ms: number }>((resolve, reject) => {
+      const started = Date.now()
+      let text = ""
+      const socket = net.connect(Number(port), "127.0.0.1", () => {
+        // 40 bytes announced, 10 sent, the rest never
+        socket.write(`POST /v1/echo-quick HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${validKey}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"chains":`)
+      })
+      socket.setEncoding("utf8")
+      socket.on("data", (chunk) => (text += chunk))
+      socket.on("close", () => resolve({ text, ms: Date.now() - started }))
+      socket.on("error", reject)
+      setTimeout(() => socket.destroy(), 5_000)
+    })
+    expect(answer.text).toMatch(/^HTTP\/1\.1 400 /)
+    expect(answer.text.toLowerCase()).toContain("connection: close")
+    expect(answer.text.toLowerCase()).toContain("x-request-id: ")
+    const body = JSON.parse(answer.text.slice(answer.text.indexOf("\r\n\r\n") + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, ""))
+    expect(body.error.code).toBe("VALIDATION_ERROR")
+    expect(body.error.details).toEqual([{ field: "body", message: "did not arrive within 0.3 s" }])
+    expect(answer.ms).toBeLessThan(4_000) // answered at the deadline, not at the socket's end
+    const atOnce = await post("/v1/echo-quick", JSON.stringify({ chains: ["arc"] }))
+    expect(atOnce.status).toBe(200)
   })
 
   it("refuses a chunked body (no Content-Length) once it passes the limit; a small chunked body is read", async () => {

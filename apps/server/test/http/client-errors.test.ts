@@ -90,6 +90,27 @@ describe("requests Node's parser refuses", () => {
     }
   })
 
+  it("CONNECT: 400 VALIDATION_ERROR on request in the envelope, not a socket closed without a word", async () => {
+    for (const target of ["localhost:443", read]) {
+      const reply = parseResponse(await exchange(port, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`))
+      const details = expectError(reply, 400, "VALIDATION_ERROR", ["request"], true)
+      expect(details[0]!.message).toBe("CONNECT is not served: this is an API, not a proxy")
+      expectEveryResponseHeaders(reply)
+    }
+  })
+
+  it("a request without Host, or with an Expect other than 100-continue, is served as any other", async () => {
+    for (const extra of ["", "Host: x\r\nExpect: 200-ok\r\n"]) {
+      const served = await exchange(port, `GET ${read} HTTP/1.1\r\n${extra}Authorization: Bearer ${apiKey}\r\nConnection: close\r\n\r\n`)
+      expect(served, extra).toMatch(/^HTTP\/1\.1 (200|404) /)
+      expect(served.toLowerCase()).toContain("x-request-id: ")
+      // and refused in the envelope without a key
+      const refused = await exchange(port, `GET ${read} HTTP/1.1\r\n${extra}Connection: close\r\n\r\n`)
+      expect(refused, extra).toMatch(/^HTTP\/1\.1 401 /)
+      expect(refused).toContain('"code":"UNAUTHORIZED"')
+    }
+  })
+
   it("on a kept-alive connection, a malformed request after an answered one gets the envelope", async () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const chunks: Array<Buffer> = []

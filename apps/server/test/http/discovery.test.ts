@@ -270,6 +270,20 @@ describe("POST /v1/discovery", () => {
       await refuse({ chains: allChains, newPairs: { filters: { marketCapUsd: { min: 5 } } } }, "VALIDATION_ERROR", ["body.newPairs.filters.marketCapUsd.min"])
     })
 
+    it("answers 400 VALIDATION_ERROR for a list filter of more than 100 entries or an entry of more than 256 characters; 100 and 256 pass", async () => {
+      const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`)
+      for (const filter of ["symbolOrName", "excludeSymbolOrName", "anchorSymbols", "protocols", "excludeTwitter", "excludeWebsites", "excludeDevAddresses", "excludeFundingAddresses"]) {
+        const response = await api.post("/v1/discovery", { chains: allChains, graduated: { filters: { [filter]: words(101) } } })
+        const details = expectError(response, 400, "VALIDATION_ERROR", [`body.graduated.filters.${filter}`])
+        expect(details[0]!.message).toBe("must be a list of at most 100 strings")
+      }
+      const tooLong = await api.post("/v1/discovery", { chains: allChains, newPairs: { filters: { symbolOrName: ["a", "x".repeat(257)] } } })
+      const details = expectError(tooLong, 400, "VALIDATION_ERROR", ["body.newPairs.filters.symbolOrName[1]"])
+      expect(details[0]!.message).toBe("must be a string of at most 256 characters")
+      const atLimits = await api.post("/v1/discovery", { chains: allChains, newPairs: { filters: { symbolOrName: [...words(99), "x".repeat(256)] } } })
+      expect(atLimits.status).toBe(200)
+    })
+
     it("answers 400 VALIDATION_ERROR on an unknown top-level body field", async () => {
       await refuse({ chains: allChains, newPairs: {}, trending: {} }, "VALIDATION_ERROR", ["body.trending"])
     })

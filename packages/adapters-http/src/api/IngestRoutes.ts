@@ -26,6 +26,8 @@ const notAnArray = ApiError.validation([{ field: "body", message: "must be a JSO
  * bytes to a few KB each); past it the batch is refused whole, as 400 on field `body` (RequestBody).
  */
 export const INGEST_MAX_BODY_BYTES = 64 * 1_048_576
+/** How long an ingest body may take to arrive whole (RequestBody: refused past it, 400 on field `body`). */
+export const INGEST_MAX_BODY_SECONDS = 120
 
 /** True for `application/x-ndjson` (and its aliases `application/jsonl`, `application/ndjson`). */
 export const isNdjson = (contentType: string | undefined): boolean => {
@@ -79,6 +81,8 @@ export const routesWith = (options: { readonly maxBodyBytes?: number } = {}): La
 > => {
   const limit: RequestBody.Limit = {
     maxBytes: options.maxBodyBytes ?? INGEST_MAX_BODY_BYTES,
+    // 64 MiB at 1 MB/s, with room: an indexer far from the service on a slow link
+    maxSeconds: INGEST_MAX_BODY_SECONDS,
     advice: "Split the batch into smaller requests."
   }
   return HttpRouter.addAll([

@@ -119,6 +119,8 @@ export const routes = HttpRouter.addAll([
   ApiRoute.post("/v1/echo", { payload: EchoBody, handler: ({ payload }) => Effect.succeed(encodeEcho(payload)) }),
   // The same with a 64-byte body limit (RequestBody), to test the limit without large uploads.
   ApiRoute.post("/v1/echo-small", { payload: EchoBody, maxBodyBytes: 64, handler: ({ payload }) => Effect.succeed(encodeEcho(payload)) }),
+  // The same with a body that must arrive within 0.3 s, to test the deadline without waiting long.
+  ApiRoute.post("/v1/echo-quick", { payload: EchoBody, maxBodySeconds: 0.3, handler: ({ payload }) => Effect.succeed(encodeEcho(payload)) }),
   // A handler using a service: the service is provided to the server layer.
   ApiRoute.get("/v1/greeting", { handler: () => Greeting.useSync((g) => ApiRoute.preEncoded(JSON.stringify({ greeting: g.text }))) })
 ])

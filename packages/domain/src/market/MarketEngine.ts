@@ -215,30 +215,80 @@ export const formRejection = (e: MarketEvent): Rejection => {
   const party = (role: string, address: string | null): Rejection =>
     address === null || isAddressOn(e.chain, address) ? undefined : `${role} ${JSON.stringify(address)} is not ${describeAddressOn(e.chain)}`
   switch (e.type) {
-    case "tokenLaunched":
-      return party("token", e.token) ?? party("creator", e.creator) ?? named("launchpad", e.launchpad, "null when there is none") ??
-        (e.annotations.includes("") ? "an annotation is empty: name its kind" : undefined)
+    case "tokenLaunched": {
+      const beside = party("token", e.token) ?? party("creator", e.creator) ?? named("launchpad", e.launchpad, "null when there is none")
+      if (beside !== undefined) return beside
+      for (const kind of e.annotations) {
+        const rejection = named("annotation", kind, "its kind")
+        if (rejection !== undefined) return rejection
+      }
+      return e.metadata === null ? undefined : metadataRejection(e.metadata)
+    }
     case "swap":
-      return party("trader", e.trader) ?? named("dex", e.dex) ?? named("terminal", e.terminal, "null when none is known")
+      return party("trader", e.trader) ?? named("dex", e.dex) ?? named("terminal", e.terminal, "null when none is known") ??
+        served("quoteSymbol", e.quoteSymbol, MAX_SYMBOL_LENGTH)
     case "transfer":
       return party("from", e.from) ?? party("to", e.to)
+    case "metadataResolved":
+      return metadataRejection(e.metadata)
     case "graduated":
-    case "liquidityChanged":
       return named("dex", e.dex)
+    case "liquidityChanged":
+      return named("dex", e.dex) ?? served("anchorSymbol", e.anchorSymbol, MAX_SYMBOL_LENGTH)
     case "tokenListed":
       return named("platform", e.platform)
+    case "walletLabeled":
+      return named("label", e.label)
+    case "walletFunded":
+      return served("sourceLabel", e.sourceLabel, MAX_TEXT_LENGTH) ?? served("assetSymbol", e.assetSymbol, MAX_SYMBOL_LENGTH)
+    case "identityResolved":
+      return named("source", e.source) ?? served("handle", e.handle, MAX_TEXT_LENGTH) ?? served("displayName", e.displayName, MAX_TEXT_LENGTH) ??
+        served("avatar", e.avatar, MAX_TEXT_LENGTH) ?? served("twitter", e.twitter, MAX_TEXT_LENGTH) ??
+        served("telegram", e.telegram, MAX_TEXT_LENGTH) ?? served("farcaster", e.farcaster, MAX_TEXT_LENGTH)
     default:
       return undefined
   }
 }
 
+/** Lengths of the texts the API serves: a name of a venue or kind, a token's name and symbol, other texts. */
+export const MAX_NAME_LENGTH = 64
+export const MAX_TOKEN_NAME_LENGTH = 256
+export const MAX_SYMBOL_LENGTH = 64
+export const MAX_TEXT_LENGTH = 2_048
+const controlCharacter = /[\u0000-\u001f\u007f]/
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
 /**
- * A name the API serves as a value (a venue, terminal, launchpad or listing platform) is never
- * empty: an empty one would read as a venue called "" (`dexes`, a trade's `platforms`). Checked at
- * ingest only, like the addresses above: a log written before still replays.
+ * A text the API serves (a token's name, a symbol, a label, a profile's fields): well-formed
+ * Unicode (a lone surrogate, which JSON.stringify writes as `\ud800`, makes strict JSON parsers
+ * refuse the whole response: every read of the token, its boards and its trade pages) and at most
+ * `max` characters (a megabyte token name swelled every read that carried it). Found by a
+ * black-box check. Control characters are kept: JSON escapes them, and on-chain names hold them.
  */
-const named = (field: string, value: string | null, instead?: string): Rejection =>
-  value === "" ? `${field} is empty${instead === undefined ? "" : `: send ${instead}`}` : undefined
+const served = (field: string, value: string | null, max: number): Rejection => {
+  if (value === null) return undefined
+  if (value.length > max) return `${field} is longer than ${max} characters`
+  return loneSurrogate.test(value) ? `${field} is not well-formed Unicode (a lone surrogate): send U+FFFD in its place` : undefined
+}
+
+/**
+ * A name the API serves as a value (a venue, terminal, launchpad, listing platform, annotation
+ * kind, label, profile source): not empty (it would read as a venue called ""), at most
+ * `MAX_NAME_LENGTH` characters, no control character, well-formed. Checked at ingest only, like
+ * the addresses above: a log written before still replays.
+ */
+const named = (field: string, value: string | null, instead?: string): Rejection => {
+  if (value === null) return undefined
+  if (value === "") return `${field} is empty${instead === undefined ? "" : `: send ${instead}`}`
+  if (controlCharacter.test(value)) return `${field} has a control character`
+  return served(field, value, MAX_NAME_LENGTH)
+}
+
+const metadataRejection = (m: Events.TokenMetadataFields): Rejection =>
+  served("metadata.name", m.name, MAX_TOKEN_NAME_LENGTH) ?? served("metadata.symbol", m.symbol, MAX_SYMBOL_LENGTH) ??
+    served("metadata.image", m.image, MAX_TEXT_LENGTH) ?? served("metadata.description", m.description, MAX_TEXT_LENGTH) ??
+    served("metadata.website", m.website, MAX_TEXT_LENGTH) ?? served("metadata.twitter", m.twitter, MAX_TEXT_LENGTH) ??
+    served("metadata.telegram", m.telegram, MAX_TEXT_LENGTH) ?? served("metadata.discord", m.discord, MAX_TEXT_LENGTH)
 
 /**
  * Trade records kept for reuse by pages (about 1.5 KB each once encoded): the newest trades of the

@@ -112,7 +112,17 @@ const describedKey = <S extends Schema.Top>(schema: S, description: string) =>
 const described = <S extends Schema.Top>(schema: S, description: string) =>
   Schema.optionalKey(schema.annotate({ description }))
 
-const StringList = Schema.Array(Schema.String)
+/**
+ * A list filter's bounds: at most this many entries, each at most `MAX_FILTER_WORD_LENGTH`
+ * characters. Every entry is matched against every candidate token of the chains asked for, so
+ * an unbounded list let one request of 60,000 words hold the event loop for seconds (a black-box
+ * check); the spec sets no size, and 100 matches its other lists (addresses, wallets).
+ */
+export const MAX_FILTER_ENTRIES = 100
+export const MAX_FILTER_WORD_LENGTH = 256
+const StringList = Schema.Array(
+  Schema.String.check(Schema.isMaxLength(MAX_FILTER_WORD_LENGTH, { message: `must be a string of at most ${MAX_FILTER_WORD_LENGTH} characters` }))
+).check(Schema.isMaxLength(MAX_FILTER_ENTRIES, { message: `must be a list of at most ${MAX_FILTER_ENTRIES} strings` }))
 
 /** The known filters: the decoded (type) side of {@link DiscoveryFilters}. */
 export const DiscoveryFilterFields = Schema.Struct({

@@ -398,7 +398,12 @@ describe("MarketEngine", () => {
       [launch({ id: "launch-arc", chain: "arc", token: TOKEN }), /token "TokenAddress1+pump" is not an arc address \(0x followed by 40 hex digits\)$/],
       // names the API serves as values are never empty
       [launch({ id: "launch-empty-pad", token: "Fresh11111111111111111111111111111111111111", launchpad: "" }), /^launchpad is empty: send null when there is none$/],
-      [launch({ id: "launch-empty-kind", token: "Fresh11111111111111111111111111111111111111", annotations: ["mayhem_mode", ""] }), /^an annotation is empty/],
+      [launch({ id: "launch-empty-kind", token: "Fresh11111111111111111111111111111111111111", annotations: ["mayhem_mode", ""] }), /^annotation is empty: send its kind$/],
+      [{ ...swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: "t\u0000" }) }, /^terminal has a control character$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "d".repeat(65) }), /^dex is longer than 64 characters$/],
+      [{ type: "metadataResolved", id: "meta-surrogate", timestamp: start + 2000, chain: "solana", token: TOKEN, metadata: { name: "N\ud800", symbol: "S", image: null, description: null, website: null, twitter: null, telegram: null, discord: null } }, /^metadata\.name is not well-formed Unicode \(a lone surrogate\)/],
+      [{ type: "metadataResolved", id: "meta-long", timestamp: start + 2000, chain: "solana", token: TOKEN, metadata: { name: "n".repeat(257), symbol: "S", image: null, description: null, website: null, twitter: null, telegram: null, discord: null } }, /^metadata\.name is longer than 256 characters$/],
+      [{ type: "identityResolved", id: "id-surrogate", timestamp: start + 2000, chain: "solana", wallet: ALICE, source: "kol", handle: "\udfffx", displayName: null, avatar: null, twitter: null, telegram: null, farcaster: null }, /^handle is not well-formed Unicode/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: "" }), /^terminal is empty: send null when none is known$/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "" }), /^dex is empty$/],
       [{ type: "tokenListed", id: "listed-empty", timestamp: start + 2000, chain: "solana", token: TOKEN, platform: "", isPaid: false, paidAt: null }, /^platform is empty$/],
@@ -412,6 +417,9 @@ describe("MarketEngine", () => {
     // Well-formed ones pass: an EVM token with a mixed-case address, a Solana swap.
     expect(engine.check(launch({ id: "evm", chain: "base", token: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01", creator: "0x2222222222222222222222222222222222222222" }))).toBeUndefined()
     expect(engine.check(swap(ALICE, "sell", 1_000n, 30_000n, start + 3000))).toBeUndefined()
+    // a paired surrogate (an emoji), control characters in a token's name and a 256-character name are fine
+    const fine = { name: "😀 N\u0000".padEnd(256, "x"), symbol: "S😀", image: null, description: null, website: null, twitter: null, telegram: null, discord: null }
+    expect(engine.check({ type: "metadataResolved", id: "meta-fine", timestamp: start + 3000, chain: "solana", token: TOKEN, metadata: fine })).toBeUndefined()
     // the very launch again is a repeat (the log drops it), not a second launch
     expect(engine.check(launch())).toBeUndefined()
     // a launch ahead (accepted, not folded yet) counts: events of its token are not of an unknown token, another id is a second launch

@@ -111,9 +111,10 @@ const idOf = (raw: unknown): string | undefined => {
 
 const withId = (id: string | undefined, message: string): string => (id === undefined ? message : `event "${id}": ${message}`)
 
-/** A launch accepted in a batch that is not folded yet: its event id. */
+/** A launch accepted in a batch that is not folded yet: its event id and time. */
 export interface PendingLaunch {
   readonly id: string
+  readonly timestamp: number
 }
 
 /** The key of the token a launch creates. */
@@ -196,11 +197,11 @@ export const checkBatch = (
   const issues: Array<FieldIssue> = []
   const events: Array<MarketEvent> = []
   const bodies: Array<string | undefined> | undefined = decoded.bodies === undefined ? undefined : []
-  const launchedInBatch = new Map<string, string>()
-  // The id of the launch of a token earlier in this batch, or in a batch accepted before it.
-  const launchAhead = (chain: Chain.Chain, address: string): string | undefined => {
+  const launchedInBatch = new Map<string, PendingLaunch>()
+  // The launch of a token earlier in this batch, or in a batch accepted before it.
+  const launchAhead = (chain: Chain.Chain, address: string): PendingLaunch | undefined => {
     const key = `${chain}:${address}`
-    return launchedInBatch.get(key) ?? launchedEarlier.get(key)?.id
+    return launchedInBatch.get(key) ?? launchedEarlier.get(key)
   }
   for (let i = 0; i < decoded.events.length; i++) {
     const event = decoded.events[i]
@@ -219,7 +220,7 @@ export const checkBatch = (
     // A launch counts for the events after it even when it is refused itself: they are then
     // refused for what is wrong with them, not once more for their token's launch.
     const launched = launchKeyOf(event)
-    if (launched !== undefined && !launchedInBatch.has(launched)) launchedInBatch.set(launched, event.id)
+    if (launched !== undefined && !launchedInBatch.has(launched)) launchedInBatch.set(launched, { id: event.id, timestamp: event.timestamp })
     const rejection = market.engine.check(event, launchAhead)
     if (rejection !== undefined) {
       issues.push({ field: `events[${i}]`, message: withId(event.id, rejection) })
@@ -334,7 +335,7 @@ export const make = Effect.gen(function*() {
       launches.push(key)
       const pending = pendingLaunches.get(key)
       // the checks let a token's launch be pending under one id only (the same batch sent again)
-      if (pending === undefined) pendingLaunches.set(key, { id: event.id, count: 1 })
+      if (pending === undefined) pendingLaunches.set(key, { id: event.id, timestamp: event.timestamp, count: 1 })
       else pending.count++
     }
     const ticket: Ticket = {

@@ -199,7 +199,8 @@ describe("Ingest", () => {
       const beyond = [
         { ...swap, tokenAmount: "1" + "0".repeat(37) },
         { ...swap, nativeUsd: "0" },
-        { ...swap, trader: "not-an-address" }
+        { ...swap, trader: "not-an-address" },
+        { ...swap, timestamp: (launch as { timestamp: number }).timestamp - 1 } // before its token's launch
       ]
       for (const bad of beyond) {
         const error = yield* Effect.flip(ingest.ingest([launch, bad]))

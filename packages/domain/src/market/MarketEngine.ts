@@ -296,6 +296,12 @@ const metadataRejection = (m: Events.TokenMetadataFields): Rejection =>
  */
 const READ_RECORDS = 8_192
 
+/** A token's launch accepted but not folded yet (ingest's batches in flight), as `MarketEngine.check` needs it. */
+export interface LaunchAhead {
+  readonly id: string
+  readonly timestamp: number
+}
+
 export class MarketEngine {
   private readonly tokens = new Map<string, TokenBook>()
   private readonly wallets = new WalletDirectory()
@@ -365,11 +371,13 @@ export class MarketEngine {
   /**
    * Checks an event against the current state without applying it (for ingest). `launchAhead`
    * names the launch of a token (chain, canonical address) by an event accepted before this one
-   * but not folded yet (earlier in the same batch, or a batch in flight): the id of that launch
-   * event. A token launched ahead is not unknown to the events after its launch, and a second
-   * launch of it with another id is refused; every other check applies to them all the same.
+   * but not folded yet (earlier in the same batch, or a batch in flight): that launch event's id
+   * and time. A token launched ahead is not unknown to the events after its launch, and a second
+   * launch of it with another id is refused; every other check applies to them all the same. A
+   * token's event dated before its launch is refused (nothing happens to a token before it exists:
+   * a swap dated 1970 gave a position an `updatedAt` decades before its `openedAt`).
    */
-  check(event: MarketEvent, launchAhead?: (chain: Chain, address: string) => string | undefined): Rejection {
+  check(event: MarketEvent, launchAhead?: (chain: Chain, address: string) => LaunchAhead | undefined): Rejection {
     const malformed = formRejection(event)
     if (malformed !== undefined) return malformed
     const beyond = this.magnitudeRejection(event)
@@ -380,13 +388,15 @@ export class MarketEngine {
       // the same launch again (same id) is a repeat the log drops: not refused
       const other = launched !== undefined
         ? launched.launchIdKey !== stableKeyOf(event.id)
-        : (launchAhead?.(event.chain, address) ?? event.id) !== event.id
+        : (launchAhead?.(event.chain, address)?.id ?? event.id) !== event.id
       return other ? `token ${event.chain}:${address} was already launched by another event; a token launches once` : undefined
     }
     const subject = subjectTokenOf(event)
-    if (subject === undefined || this.tokenOn(subject.chain, subject.token) !== undefined) return undefined
-    if (launchAhead?.(subject.chain, canonicalAddress(subject.chain, subject.token)) !== undefined) return undefined
-    return `unknown token ${subject.chain}:${subject.token}: send its tokenLaunched event first`
+    if (subject === undefined) return undefined
+    const launchedAt = this.tokenOn(subject.chain, subject.token)?.createdAt ??
+      launchAhead?.(subject.chain, canonicalAddress(subject.chain, subject.token))?.timestamp
+    if (launchedAt === undefined) return `unknown token ${subject.chain}:${subject.token}: send its tokenLaunched event first`
+    return event.timestamp < launchedAt ? `is dated before its token's launch (${launchedAt} ms): nothing happens to a token before it exists` : undefined
   }
 
   /** Moves the clock to `now`, expiring trades out of the stats windows of active tokens. */

@@ -423,13 +423,18 @@ describe("MarketEngine", () => {
     // the very launch again is a repeat (the log drops it), not a second launch
     expect(engine.check(launch())).toBeUndefined()
     // a launch ahead (accepted, not folded yet) counts: events of its token are not of an unknown token, another id is a second launch
-    const ahead = (chain: string, address: string) => (chain === "base" && address === "0xabcdef0123456789abcdef0123456789abcdef01" ? "evm-launch" : undefined)
+    const ahead = (chain: string, address: string) =>
+      chain === "base" && address === "0xabcdef0123456789abcdef0123456789abcdef01" ? { id: "evm-launch", timestamp: start + 2000 } : undefined
     const evm = { chain: "base" as const, token: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01", creator: "0x2222222222222222222222222222222222222222" }
     expect(engine.check(launch({ id: "evm-launch", ...evm }), ahead)).toBeUndefined()
     expect(engine.check(launch({ id: "evm-other", ...evm }), ahead)).toMatch(/already launched by another event/)
     const evmCurve: MarketEvent = { type: "curveProgressed", id: "evm-curve", timestamp: start + 3000, chain: "base", token: evm.token, bondingCurvePct: "10" }
     expect(engine.check(evmCurve)).toMatch(/^unknown token/)
     expect(engine.check(evmCurve, ahead)).toBeUndefined()
+    // nothing happens to a token before its launch: one held, or one launched ahead
+    expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start - 1))).toMatch(/^is dated before its token's launch/)
+    expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start))).toBeUndefined()
+    expect(engine.check({ ...evmCurve, timestamp: start + 1999 }, ahead)).toMatch(/^is dated before its token's launch/)
   })
 
   it("prices a swap exactly and keeps the four fee kinds apart", () => {

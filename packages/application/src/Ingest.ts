@@ -133,6 +133,8 @@ export interface DecodedBatch {
   readonly bodies: ReadonlyArray<string | undefined> | undefined
   /** The decoding problems of each event that did not decode (sparse: only those). */
   readonly issues: ReadonlyMap<number, ReadonlyArray<FieldIssue>>
+  /** Of those, the launches that name their token (chain and address readable): the token's key and the launch. */
+  readonly refusedLaunches: ReadonlyMap<number, { readonly key: string; readonly launch: PendingLaunch }>
 }
 
 /**
@@ -149,6 +151,7 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
   const events = new Array<MarketEvent | undefined>(batch.length)
   const bodies: Array<string | undefined> | undefined = texts === undefined ? undefined : new Array<string | undefined>(batch.length)
   const issues = new Map<number, Array<FieldIssue>>()
+  const refusedLaunches = new Map<number, { readonly key: string; readonly launch: PendingLaunch }>()
   for (let i = 0; i < batch.length; i++) {
     const raw = batch[i]
     const fast = Events.decodeMarketEventFast(raw)
@@ -174,8 +177,19 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
       }
     }
     issues.set(i, found)
+    const launch = refusedLaunchOf(raw)
+    if (launch !== undefined) refusedLaunches.set(i, launch)
   }
-  return { events, bodies, issues }
+  return { events, bodies, issues, refusedLaunches }
+}
+
+/** A raw `tokenLaunched` that did not decode but names its chain and token: its token's key. */
+const refusedLaunchOf = (raw: unknown): { readonly key: string; readonly launch: PendingLaunch } | undefined => {
+  if (typeof raw !== "object" || raw === null) return undefined
+  const { chain, id, token, type } = raw as { type?: unknown; chain?: unknown; token?: unknown; id?: unknown }
+  if (type !== "tokenLaunched" || typeof chain !== "string" || !Chain.isChain(chain) || typeof token !== "string") return undefined
+  // its time is unknown: no event of the batch is refused for being dated before it
+  return { key: `${chain}:${Chain.canonicalAddress(chain, token)}`, launch: { id: typeof id === "string" ? id : "", timestamp: -Infinity } }
 }
 
 /**
@@ -198,15 +212,20 @@ export const checkBatch = (
   const events: Array<MarketEvent> = []
   const bodies: Array<string | undefined> | undefined = decoded.bodies === undefined ? undefined : []
   const launchedInBatch = new Map<string, PendingLaunch>()
-  // The launch of a token earlier in this batch, or in a batch accepted before it.
+  // The launch of a token in a batch accepted before this one (first: it comes first in the log),
+  // or earlier in this batch (a launch counts itself: the same id is no second launch).
   const launchAhead = (chain: Chain.Chain, address: string): PendingLaunch | undefined => {
     const key = `${chain}:${address}`
-    return launchedInBatch.get(key) ?? launchedEarlier.get(key)
+    return launchedEarlier.get(key) ?? launchedInBatch.get(key)
   }
   for (let i = 0; i < decoded.events.length; i++) {
     const event = decoded.events[i]
     if (event === undefined) {
       for (const issue of decoded.issues.get(i) ?? []) issues.push(issue)
+      // A launch that did not decode still launches its token for the events after it: they are
+      // refused for what is wrong with them, not once more as of an unknown token.
+      const refused = decoded.refusedLaunches.get(i)
+      if (refused !== undefined && !launchedInBatch.has(refused.key)) launchedInBatch.set(refused.key, refused.launch)
       continue
     }
     if (event.timestamp > now + maxFutureMs) {

@@ -200,7 +200,7 @@ describe("Ingest", () => {
         { ...swap, tokenAmount: "1" + "0".repeat(37) },
         { ...swap, nativeUsd: "0" },
         { ...swap, trader: "not-an-address" },
-        { ...swap, timestamp: (launch as { timestamp: number }).timestamp - 1 } // before its token's launch
+        { ...swap, timestamp: (launch as { timestamp: number }).timestamp - 60_001 } // over a minute before its token's launch
       ]
       for (const bad of beyond) {
         const error = yield* Effect.flip(ingest.ingest([launch, bad]))
@@ -212,6 +212,10 @@ describe("Ingest", () => {
       const onlyLaunch = yield* Effect.flip(ingest.ingest([badLaunch, swap, { ...swap, id: "x:later" }]))
       if (onlyLaunch._tag === "ValidationFailed") expect(onlyLaunch.issues.map((i) => i.field)).toEqual(["events[0]"])
       else expect.fail(onlyLaunch._tag)
+      // also a launch that does not decode, when it names its chain and token
+      const undecodable = yield* Effect.flip(ingest.ingest([{ ...launch, decimals: 19 }, swap, { ...swap, id: "x:later" }]))
+      if (undecodable._tag === "ValidationFailed") expect(undecodable.issues.map((i) => i.field)).toEqual(["events[0].decimals"])
+      else expect.fail(undecodable._tag)
       // the swap as it was is fine after its launch in the batch
       yield* ingest.ingest([launch, swap])
       expect(store.log.length).toBe(2)
@@ -235,6 +239,14 @@ describe("Ingest", () => {
       yield* ingest.ingest([launch])
       const later = yield* Effect.flip(ingest.ingest([relaunch]))
       expect(later._tag).toBe("ValidationFailed")
+      // a launch in a batch accepted but not folded yet comes first: a batch launching the token
+      // again under another id is refused, though it carries its own launch
+      const other = wire.find((e) => e.type === "tokenLaunched" && e.id !== launch.id)! as { id: string; chain: string; token: string }
+      const pending = new Map([[`${other.chain}:${other.token}`, { id: other.id, timestamp: 0 }]])
+      const checked = Ingest.checkBatch(market, Ingest.decodeBatch([{ ...other, id: `${other.id}:again` }]), pending)
+      expect("issues" in checked && checked.issues.map((i) => i.message).join()).toContain("already launched by another event")
+      const same = Ingest.checkBatch(market, Ingest.decodeBatch([other]), pending)
+      expect("events" in same).toBe(true)
       // sent again, whole or inside a batch with itself: a repeat, not an error
       const again = yield* ingest.ingest([launch, launch])
       expect(again.accepted).toBe(0)

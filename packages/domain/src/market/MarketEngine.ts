@@ -255,7 +255,8 @@ export const MAX_NAME_LENGTH = 64
 export const MAX_TOKEN_NAME_LENGTH = 256
 export const MAX_SYMBOL_LENGTH = 64
 export const MAX_TEXT_LENGTH = 2_048
-const controlCharacter = /[\u0000-\u001f\u007f]/
+/** C0 and C1 control characters (and DEL). */
+const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**
@@ -295,6 +296,13 @@ const metadataRejection = (m: Events.TokenMetadataFields): Rejection =>
  * tokens and feeds being read, many times over the newest 50 of a busy token.
  */
 const READ_RECORDS = 8_192
+
+/**
+ * How long before its token's launch an event of the token may be dated: an indexer's launch and
+ * first swaps can come from two sources with two clocks (docs/market-events.md), as ingest allows
+ * events up to a minute in the future for the same reason.
+ */
+export const LAUNCH_SKEW_MS = 60_000
 
 /** A token's launch accepted but not folded yet (ingest's batches in flight), as `MarketEngine.check` needs it. */
 export interface LaunchAhead {
@@ -374,8 +382,9 @@ export class MarketEngine {
    * but not folded yet (earlier in the same batch, or a batch in flight): that launch event's id
    * and time. A token launched ahead is not unknown to the events after its launch, and a second
    * launch of it with another id is refused; every other check applies to them all the same. A
-   * token's event dated before its launch is refused (nothing happens to a token before it exists:
-   * a swap dated 1970 gave a position an `updatedAt` decades before its `openedAt`).
+   * token's event dated more than `LAUNCH_SKEW_MS` before its launch is refused (nothing happens to
+   * a token before it exists: a swap dated 1970 gave a position an `updatedAt` decades before its
+   * `openedAt`); within it, it is clock skew between an indexer's sources and is taken.
    */
   check(event: MarketEvent, launchAhead?: (chain: Chain, address: string) => LaunchAhead | undefined): Rejection {
     const malformed = formRejection(event)
@@ -396,7 +405,9 @@ export class MarketEngine {
     const launchedAt = this.tokenOn(subject.chain, subject.token)?.createdAt ??
       launchAhead?.(subject.chain, canonicalAddress(subject.chain, subject.token))?.timestamp
     if (launchedAt === undefined) return `unknown token ${subject.chain}:${subject.token}: send its tokenLaunched event first`
-    return event.timestamp < launchedAt ? `is dated before its token's launch (${launchedAt} ms): nothing happens to a token before it exists` : undefined
+    return event.timestamp < launchedAt - LAUNCH_SKEW_MS
+      ? `is dated more than ${LAUNCH_SKEW_MS / 1000} s before its token's launch (${launchedAt} ms): nothing happens to a token before it exists`
+      : undefined
   }
 
   /** Moves the clock to `now`, expiring trades out of the stats windows of active tokens. */

@@ -401,6 +401,7 @@ describe("MarketEngine", () => {
       [launch({ id: "launch-empty-kind", token: "Fresh11111111111111111111111111111111111111", annotations: ["mayhem_mode", ""] }), /^annotation is empty: send its kind$/],
       [{ ...swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: "t\u0000" }) }, /^terminal has a control character$/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "d".repeat(65) }), /^dex is longer than 64 characters$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "ab\u0085" }), /^dex has a control character$/],
       [{ type: "metadataResolved", id: "meta-surrogate", timestamp: start + 2000, chain: "solana", token: TOKEN, metadata: { name: "N\ud800", symbol: "S", image: null, description: null, website: null, twitter: null, telegram: null, discord: null } }, /^metadata\.name is not well-formed Unicode \(a lone surrogate\)/],
       [{ type: "metadataResolved", id: "meta-long", timestamp: start + 2000, chain: "solana", token: TOKEN, metadata: { name: "n".repeat(257), symbol: "S", image: null, description: null, website: null, twitter: null, telegram: null, discord: null } }, /^metadata\.name is longer than 256 characters$/],
       [{ type: "identityResolved", id: "id-surrogate", timestamp: start + 2000, chain: "solana", wallet: ALICE, source: "kol", handle: "\udfffx", displayName: null, avatar: null, twitter: null, telegram: null, farcaster: null }, /^handle is not well-formed Unicode/],
@@ -432,9 +433,11 @@ describe("MarketEngine", () => {
     expect(engine.check(evmCurve)).toMatch(/^unknown token/)
     expect(engine.check(evmCurve, ahead)).toBeUndefined()
     // nothing happens to a token before its launch: one held, or one launched ahead
-    expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start - 1))).toMatch(/^is dated before its token's launch/)
-    expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start))).toBeUndefined()
-    expect(engine.check({ ...evmCurve, timestamp: start + 1999 }, ahead)).toMatch(/^is dated before its token's launch/)
+    // (within a minute before it, clock skew between an indexer's sources, is taken)
+    expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start - 60_001))).toMatch(/^is dated more than 60 s before its token's launch/)
+    expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start - 60_000))).toBeUndefined()
+    expect(engine.check({ ...evmCurve, timestamp: start + 2000 - 60_001 }, ahead)).toMatch(/^is dated more than 60 s before its token's launch/)
+    expect(engine.check({ ...evmCurve, timestamp: start + 1999 }, ahead)).toBeUndefined()
   })
 
   it("prices a swap exactly and keeps the four fee kinds apart", () => {

@@ -26,7 +26,7 @@
  * batch is then seen as duplicates and nothing is lost or doubled.
  */
 import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Schedule, SchemaIssue, SchemaParser, Semaphore, Stream } from "effect"
-import type { MarketEvent } from "@spot/domain"
+import type { LaunchAhead, MarketEvent } from "@spot/domain"
 import { Chain, Events } from "@spot/domain"
 import type { FieldIssue } from "./errors.js"
 import { Unavailable, ValidationFailed } from "./errors.js"
@@ -111,11 +111,8 @@ const idOf = (raw: unknown): string | undefined => {
 
 const withId = (id: string | undefined, message: string): string => (id === undefined ? message : `event "${id}": ${message}`)
 
-/** A launch accepted in a batch that is not folded yet: its event id and time. */
-export interface PendingLaunch {
-  readonly id: string
-  readonly timestamp: number
-}
+/** A launch accepted in a batch that is not folded yet: its event id and time (what `MarketEngine.check` needs of it). */
+export type PendingLaunch = LaunchAhead
 
 /** The key of the token a launch creates. */
 const launchKeyOf = (event: MarketEvent): string | undefined =>

@@ -7,7 +7,7 @@
  * state. Pure: no I/O, no clock (time is the events' timestamps and `advanceTo`'s argument).
  */
 import type { Chain } from "../Chain.js"
-import { canonicalAddress, chains, describeAddressOn, isAddressOn, nativeAsset } from "../Chain.js"
+import { canonicalAddress, chains } from "../Chain.js"
 import type * as Events from "../events/MarketEvent.js"
 import type { MarketEvent } from "../events/MarketEvent.js"
 import { subjectTokenOf } from "../events/MarketEvent.js"
@@ -16,6 +16,8 @@ import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
 import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.js"
 import { idHalves, ReadRecords, spellTradeId, stableKeyOf, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
+import { formRejection, magnitudeRejection } from "./EventChecks.js"
+import type { Rejection } from "./EventChecks.js"
 import type { BuyContext } from "./Holders.js"
 import { interned } from "./Interned.js"
 import { fundingOf, fundingWire, supersedesFunding, WalletDirectory, type WalletRecord } from "./Wallets.js"
@@ -69,8 +71,6 @@ export interface TradesLeftMemory {
   readonly trades: ReadonlyArray<TradeRecord>
 }
 
-/** Why an event was not applied; `undefined` when it was. */
-export type Rejection = string | undefined
 
 const stablecoinSymbols = new Set(["USDC", "USDT", "DAI", "USD1", "PYUSD", "FDUSD", "USDE"])
 
@@ -130,166 +130,6 @@ const tradeFlags = (holderFlags: ReadonlyArray<string>, isDev: boolean, labels: 
   }
   return list
 }
-
-/** Largest token amount (base units) an event may carry: 10^36. */
-export const MAX_BASE_UNITS = 10n ** 36n
-/**
- * Largest native amount of a swap or fee: 10^10 whole native units (SOL, ETH, BNB...), and largest
- * USD value of a swap: $10^10. The stats windows and candles keep each trade's volume in 64-bit
- * nano-units (TapeNumbers: below 1.8·10^10 whole units), so a larger swap would read there as
- * less than it was; no real swap comes near (the whole supply of SOL is under 10^9).
- */
-const maxNativeUnits = Object.fromEntries(
-  chains.map((chain) => [chain, 10n ** BigInt(nativeAsset[chain].decimals + 10)])
-) as Record<Chain, bigint>
-/** Largest USD value of a swap: $10^10 (as Fixed; see above). */
-export const MAX_SWAP_USD: Fixed.Fixed = 10n ** 10n * Fixed.ONE
-/** Largest USD price of one native unit: $10^9 (as Fixed). */
-export const MAX_NATIVE_USD: Fixed.Fixed = 10n ** 9n * Fixed.ONE
-
-/** Whether a curve completion (a plain decimal, as the schema admits it) is past 100%. */
-const pctBeyond100 = (text: string): boolean => Number(text) > 100
-
-/**
- * Why an event's magnitudes are beyond what the engine keeps exactly, if they are. The bounds are
- * orders of magnitude past any real market (docs/market-events.md) and keep every sum the engine
- * folds inside its exact wide integers (Wide.ts), whatever the number of events. `nativeUsd`: the
- * event's native USD price already parsed, if the caller has it.
- */
-export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rejection => {
-  switch (e.type) {
-    case "tokenLaunched":
-      if (e.decimals > Fixed.SCALE_DIGITS) return `decimals beyond ${Fixed.SCALE_DIGITS}: the API's decimal strings carry ${Fixed.SCALE_DIGITS} places`
-      return e.supply > MAX_BASE_UNITS ? `supply beyond ${MAX_BASE_UNITS} base units` : undefined
-    case "transfer":
-      return e.amount > MAX_BASE_UNITS ? `amount beyond ${MAX_BASE_UNITS} base units` : undefined
-    case "curveProgressed":
-      return pctBeyond100(e.bondingCurvePct) ? "bondingCurvePct beyond 100" : undefined
-    case "swap": {
-      if (e.tokenAmount > MAX_BASE_UNITS) return `tokenAmount beyond ${MAX_BASE_UNITS} base units`
-      const curvePct = e.poolAfter?.bondingCurvePct
-      if (curvePct != null && pctBeyond100(curvePct)) return "poolAfter.bondingCurvePct beyond 100"
-      const usd = nativeUsd ?? Fixed.parse(e.nativeUsd)
-      const usdRejection = nativeUsdRejection("nativeUsd", usd)
-      if (usdRejection !== undefined || usd === undefined) return usdRejection
-      const max = maxNativeUnits[e.chain]
-      const fees = e.fees
-      if (e.nativeAmount > max || fees.transaction > max || fees.validator > max || fees.platform > max || fees.dex > max) {
-        return `a native amount beyond ${max} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
-      }
-      if (nativeUsdValue(e.chain, e.nativeAmount, usd) > MAX_SWAP_USD) return `a swap's USD value beyond ${Fixed.format(MAX_SWAP_USD)}`
-      return undefined
-    }
-    case "nativePrice":
-      return nativeUsdRejection("usd", nativeUsd ?? Fixed.parse(e.usd))
-    case "liquidityChanged":
-      return nativeUsdRejection("nativeUsd", nativeUsd ?? Fixed.parse(e.nativeUsd))
-    default:
-      return undefined
-  }
-}
-
-/**
- * A native asset's USD price, wherever it enters (a swap's `nativeUsd`, `nativePrice.usd`,
- * `liquidityChanged.nativeUsd`): above 0 at the 18 places the API serves (an asset worth nothing
- * is an indexer's error, and every USD figure of the chain would read 0) and at most 10^9.
- */
-const nativeUsdRejection = (field: string, usd: Fixed.Fixed | undefined): Rejection => {
-  if (usd === undefined || usd > MAX_NATIVE_USD) return `${field} beyond ${Fixed.format(MAX_NATIVE_USD)}`
-  if (usd <= 0n) return `${field} must be above 0 (at 18 decimal places): a native asset is worth something`
-  return undefined
-}
-
-/**
- * Why an event is not well-formed beyond its schema, if it is not: an id with a control character
- * (ids are stored as text, which cannot hold NUL, and echoed in messages), a token, trader,
- * creator or transfer party that is not an address of the event's chain (such a token could
- * never be read: the reads refuse the address), or an empty name (`named`).
- */
-export const formRejection = (e: MarketEvent): Rejection => {
-  if (/[\u0000-\u001f\u007f]/.test(e.id)) return "id has a control character"
-  const subject = subjectTokenOf(e)
-  if (subject !== undefined && !isAddressOn(subject.chain, subject.token)) {
-    return `token ${JSON.stringify(subject.token)} is not ${describeAddressOn(subject.chain)}`
-  }
-  const party = (role: string, address: string | null): Rejection =>
-    address === null || isAddressOn(e.chain, address) ? undefined : `${role} ${JSON.stringify(address)} is not ${describeAddressOn(e.chain)}`
-  switch (e.type) {
-    case "tokenLaunched": {
-      const beside = party("token", e.token) ?? party("creator", e.creator) ?? named("launchpad", e.launchpad, "null when there is none")
-      if (beside !== undefined) return beside
-      for (const kind of e.annotations) {
-        const rejection = named("annotation", kind, "its kind")
-        if (rejection !== undefined) return rejection
-      }
-      return e.metadata === null ? undefined : metadataRejection(e.metadata)
-    }
-    case "swap":
-      return party("trader", e.trader) ?? named("dex", e.dex) ?? named("terminal", e.terminal, "null when none is known") ??
-        served("quoteSymbol", e.quoteSymbol, MAX_SYMBOL_LENGTH)
-    case "transfer":
-      return party("from", e.from) ?? party("to", e.to)
-    case "metadataResolved":
-      return metadataRejection(e.metadata)
-    case "graduated":
-      return named("dex", e.dex)
-    case "liquidityChanged":
-      return named("dex", e.dex) ?? served("anchorSymbol", e.anchorSymbol, MAX_SYMBOL_LENGTH)
-    case "tokenListed":
-      return named("platform", e.platform)
-    case "walletLabeled":
-      return named("label", e.label)
-    case "walletFunded":
-      return served("sourceLabel", e.sourceLabel, MAX_TEXT_LENGTH) ?? served("assetSymbol", e.assetSymbol, MAX_SYMBOL_LENGTH)
-    case "identityResolved":
-      return named("source", e.source) ?? served("handle", e.handle, MAX_TEXT_LENGTH) ?? served("displayName", e.displayName, MAX_TEXT_LENGTH) ??
-        served("avatar", e.avatar, MAX_TEXT_LENGTH) ?? served("twitter", e.twitter, MAX_TEXT_LENGTH) ??
-        served("telegram", e.telegram, MAX_TEXT_LENGTH) ?? served("farcaster", e.farcaster, MAX_TEXT_LENGTH)
-    default:
-      return undefined
-  }
-}
-
-/** Lengths of the texts the API serves: a name of a venue or kind, a token's name and symbol, other texts. */
-export const MAX_NAME_LENGTH = 64
-export const MAX_TOKEN_NAME_LENGTH = 256
-export const MAX_SYMBOL_LENGTH = 64
-export const MAX_TEXT_LENGTH = 2_048
-/** C0 and C1 control characters (and DEL). */
-const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
-/**
- * A text the API serves (a token's name, a symbol, a label, a profile's fields): well-formed
- * Unicode (a lone surrogate, which JSON.stringify writes as `\ud800`, makes strict JSON parsers
- * refuse the whole response: every read of the token, its boards and its trade pages) and at most
- * `max` characters (a megabyte token name swelled every read that carried it). Found by a
- * black-box check. Control characters are kept: JSON escapes them, and on-chain names hold them.
- */
-const served = (field: string, value: string | null, max: number): Rejection => {
-  if (value === null) return undefined
-  if (value.length > max) return `${field} is longer than ${max} characters`
-  return loneSurrogate.test(value) ? `${field} is not well-formed Unicode (a lone surrogate): send U+FFFD in its place` : undefined
-}
-
-/**
- * A name the API serves as a value (a venue, terminal, launchpad, listing platform, annotation
- * kind, label, profile source): not empty (it would read as a venue called ""), at most
- * `MAX_NAME_LENGTH` characters, no control character, well-formed. Checked at ingest only, like
- * the addresses above: a log written before still replays.
- */
-const named = (field: string, value: string | null, instead?: string): Rejection => {
-  if (value === null) return undefined
-  if (value === "") return `${field} is empty${instead === undefined ? "" : `: send ${instead}`}`
-  if (controlCharacter.test(value)) return `${field} has a control character`
-  return served(field, value, MAX_NAME_LENGTH)
-}
-
-const metadataRejection = (m: Events.TokenMetadataFields): Rejection =>
-  served("metadata.name", m.name, MAX_TOKEN_NAME_LENGTH) ?? served("metadata.symbol", m.symbol, MAX_SYMBOL_LENGTH) ??
-    served("metadata.image", m.image, MAX_TEXT_LENGTH) ?? served("metadata.description", m.description, MAX_TEXT_LENGTH) ??
-    served("metadata.website", m.website, MAX_TEXT_LENGTH) ?? served("metadata.twitter", m.twitter, MAX_TEXT_LENGTH) ??
-    served("metadata.telegram", m.telegram, MAX_TEXT_LENGTH) ?? served("metadata.discord", m.discord, MAX_TEXT_LENGTH)
 
 /**
  * Trade records kept for reuse by pages (about 1.5 KB each once encoded): the newest trades of the

@@ -111,6 +111,33 @@ describe("requests Node's parser refuses", () => {
     }
   })
 
+  it("a kept-alive connection idle for 6 s still takes the next request (Node's 5 s default would have closed it)", async () => {
+    const request = `GET ${read} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`
+    const answers = await new Promise<Array<string>>((resolve, reject) => {
+      const seen: Array<string> = []
+      let text = ""
+      const socket = connect({ port, host: "127.0.0.1" }, () => socket.write(request))
+      socket.setEncoding("utf8")
+      socket.on("data", (chunk) => {
+        text += chunk
+        const end = text.indexOf("\r\n\r\n")
+        const length = Number(/content-length: (\d+)/i.exec(text)?.[1] ?? NaN)
+        if (end < 0 || Number.isNaN(length) || text.length < end + 4 + length) return
+        seen.push(text.slice(0, 12))
+        text = ""
+        if (seen.length === 1) setTimeout(() => socket.write(request), 6_000)
+        else {
+          socket.destroy()
+          resolve(seen)
+        }
+      })
+      socket.on("close", () => resolve(seen))
+      socket.on("error", reject)
+    })
+    expect(answers).toHaveLength(2)
+    expect(answers[1]).toBe(answers[0])
+  }, 15_000)
+
   it("on a kept-alive connection, a malformed request after an answered one gets the envelope", async () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const chunks: Array<Buffer> = []

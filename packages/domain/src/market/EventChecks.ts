@@ -141,8 +141,12 @@ export const MAX_NAME_LENGTH = 64
 export const MAX_TOKEN_NAME_LENGTH = 256
 export const MAX_SYMBOL_LENGTH = 64
 export const MAX_TEXT_LENGTH = 2_048
-/** C0 and C1 control characters (and DEL). */
-const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/
+/**
+ * C0 and C1 control characters (and DEL), line and paragraph separators, and invisible format
+ * characters (zero-width space, byte-order mark...: Unicode category Cf): in a name they make two
+ * venues that read the same differ, or break a client's display.
+ */
+const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**
@@ -167,7 +171,7 @@ const served = (field: string, value: string | null, max: number): Rejection => 
 const named = (field: string, value: string | null, instead?: string): Rejection => {
   if (value === null) return undefined
   if (value === "") return `${field} is empty${instead === undefined ? "" : `: send ${instead}`}`
-  if (controlCharacter.test(value)) return `${field} has a control character`
+  if (controlCharacter.test(value)) return `${field} has a control or invisible character`
   return served(field, value, MAX_NAME_LENGTH)
 }
 

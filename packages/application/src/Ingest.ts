@@ -183,10 +183,11 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
 /** A raw `tokenLaunched` that did not decode but names its chain and token: its token's key. */
 const refusedLaunchOf = (raw: unknown): { readonly key: string; readonly launch: PendingLaunch } | undefined => {
   if (typeof raw !== "object" || raw === null) return undefined
-  const { chain, id, token, type } = raw as { type?: unknown; chain?: unknown; token?: unknown; id?: unknown }
+  const { chain, id, timestamp, token, type } = raw as { type?: unknown; chain?: unknown; token?: unknown; id?: unknown; timestamp?: unknown }
   if (type !== "tokenLaunched" || typeof chain !== "string" || !Chain.isChain(chain) || typeof token !== "string") return undefined
-  // its time is unknown: no event of the batch is refused for being dated before it
-  return { key: `${chain}:${Chain.canonicalAddress(chain, token)}`, launch: { id: typeof id === "string" ? id : "", timestamp: -Infinity } }
+  // its time when readable (the events after it are checked against it), else none is refused for being dated before it
+  const at = typeof timestamp === "number" && Number.isSafeInteger(timestamp) ? timestamp : -Infinity
+  return { key: `${chain}:${Chain.canonicalAddress(chain, token)}`, launch: { id: typeof id === "string" ? id : "", timestamp: at } }
 }
 
 /**

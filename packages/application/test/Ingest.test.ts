@@ -216,6 +216,11 @@ describe("Ingest", () => {
       const undecodable = yield* Effect.flip(ingest.ingest([{ ...launch, decimals: 19 }, swap, { ...swap, id: "x:later" }]))
       if (undecodable._tag === "ValidationFailed") expect(undecodable.issues.map((i) => i.field)).toEqual(["events[0].decimals"])
       else expect.fail(undecodable._tag)
+      // and its time still bounds theirs
+      const early = { ...swap, id: "x:early", timestamp: (launch as { timestamp: number }).timestamp - 60_001 }
+      const earlyAfterUndecodable = yield* Effect.flip(ingest.ingest([{ ...launch, decimals: 19 }, early]))
+      if (earlyAfterUndecodable._tag === "ValidationFailed") expect(earlyAfterUndecodable.issues.map((i) => i.field)).toEqual(["events[0].decimals", "events[1]"])
+      else expect.fail(earlyAfterUndecodable._tag)
       // the swap as it was is fine after its launch in the batch
       yield* ingest.ingest([launch, swap])
       expect(store.log.length).toBe(2)

@@ -170,8 +170,10 @@ const served = (field: string, value: string | null, max: number): Rejection => 
  */
 const named = (field: string, value: string | null, instead?: string): Rejection => {
   if (value === null) return undefined
-  if (value === "") return `${field} is empty${instead === undefined ? "" : `: send ${instead}`}`
+  if (value.trim() === "") return `${field} is empty${value === "" ? "" : " (blank)"}${instead === undefined ? "" : `: send ${instead}`}`
   if (controlCharacter.test(value)) return `${field} has a control or invisible character`
+  // " pump.fun" would be a venue apart from "pump.fun" that reads the same
+  if (value.trim() !== value) return `${field} starts or ends with a space`
   return served(field, value, MAX_NAME_LENGTH)
 }
 

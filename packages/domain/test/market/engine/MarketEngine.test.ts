@@ -403,6 +403,8 @@ describe("MarketEngine", () => {
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "d".repeat(65) }), /^dex is longer than 64 characters$/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "ab\u0085" }), /^dex has a control or invisible character$/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "ray\u200bdium" }), /^dex has a control or invisible character$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: " \u00a0" }), /^terminal is empty \(blank\): send null when none is known$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "pumpswap " }), /^dex starts or ends with a space$/],
       [launch({ id: "launch-bom", token: "Fresh11111111111111111111111111111111111111", launchpad: "\ufeffpump" }), /^launchpad has a control or invisible character$/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: "a\u2028b" }), /^terminal has a control or invisible character$/],
       [{ type: "metadataResolved", id: "meta-surrogate", timestamp: start + 2000, chain: "solana", token: TOKEN, metadata: { name: "N\ud800", symbol: "S", image: null, description: null, website: null, twitter: null, telegram: null, discord: null } }, /^metadata\.name is not well-formed Unicode \(a lone surrogate\)/],

@@ -30,15 +30,23 @@ export interface Limit {
   readonly advice?: string
 }
 
-/** The body as JSON, or the refusal: too large, or not JSON. */
+/** The body as JSON, or the refusal: too large, not UTF-8, or not JSON. */
 export const json = (request: HttpServerRequest.HttpServerRequest, limit: Limit): Effect.Effect<unknown, ApiError> =>
-  within(request, limit, request.json, notJson)
+  Effect.flatMap(text(request, limit), (body) =>
+    Effect.try({ try: (): unknown => (body === "" ? null : JSON.parse(body)), catch: () => notJson }))
 
-/** The body as text, or the refusal: too large, or unreadable. */
+/**
+ * The body as text, or the refusal: too large, unreadable, or not UTF-8. Bytes that are not UTF-8
+ * are refused, not read as U+FFFD: the text would no longer be what the client sent (a black-box
+ * check saw a surrogate's bytes stored as three replacement characters).
+ */
 export const text = (request: HttpServerRequest.HttpServerRequest, limit: Limit): Effect.Effect<string, ApiError> =>
-  within(request, limit, request.text, notJson)
+  Effect.flatMap(within(request, limit, request.arrayBuffer, notJson), (bytes) =>
+    Effect.try({ try: () => utf8.decode(bytes), catch: () => notUtf8 }))
 
+const utf8 = new TextDecoder("utf-8", { fatal: true })
 const notJson = ApiError.validation([{ field: "body", message: "is not valid JSON" }])
+const notUtf8 = ApiError.validation([{ field: "body", message: "is not valid UTF-8" }])
 
 const within = <A, E>(
   request: HttpServerRequest.HttpServerRequest,

@@ -392,6 +392,19 @@ describe("request body limits", () => {
     expect(atOnce.status).toBe(200)
   })
 
+  it("refuses a body that is not UTF-8 (400 on body), rather than reading its bytes as U+FFFD; UTF-8 and a BOM are read", async () => {
+    const utf8 = (text: string) => new TextEncoder().encode(text)
+    for (const bad of [[0xed, 0xa0, 0x80], [0xff], [0xc0, 0xaf], [0x80]]) {
+      const body = new Uint8Array([...utf8(`{"chains":["a`), ...bad, ...utf8(`"]}`)])
+      const response = await post("/v1/echo", body as unknown as string)
+      expect(response.status).toBe(400)
+      expect((await json(response)).error.details).toEqual([{ field: "body", message: "is not valid UTF-8" }])
+    }
+    const good = await post("/v1/echo", new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(`{"chains":["ré"]}`)]) as unknown as string)
+    expect(good.status).toBe(200)
+    expect(await json(good)).toEqual({ chains: ["ré"] })
+  })
+
   it("refuses a chunked body (no Content-Length) once it passes the limit; a small chunked body is read", async () => {
     await expectTooLarge(await post("/v1/echo-small", chunked(`{"chains":["solana"]}${" ".repeat(200)}`)), 64)
     const small = await post("/v1/echo-small", chunked(`{"chains":["base"]}`))

@@ -14,7 +14,8 @@ export const usage = "usage: npm run keys -- create <name> [--expires-in-days N]
 
 /** At most 100 years; at least a second (a key must be usable when it is printed). */
 export const maxExpiresInDays = 36_500
-const dayMs = 86_400_000
+/** A day in ms: `--expires-in-days` times this is the key's lifetime. */
+export const dayMs = 86_400_000
 const plainDecimal = /^\d+(\.\d+)?$/
 
 /** The command `args` name, or what is wrong with them (a message for the operator). */

@@ -12,7 +12,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Clock, Console, Effect, Layer, Redacted } from "effect"
 import { ApiKey, KeyStore } from "@spot/application"
 import { FileKeyStore, PgDatabase, PgKeyStore } from "@spot/adapters-storage"
-import { parseKeysCommand, timeText } from "./KeysCommand.js"
+import { dayMs, parseKeysCommand, timeText } from "./KeysCommand.js"
 import { dataDirFromEnv, keyFilePath } from "./ServerConfig.js"
 
 const describe = (record: ApiKey.ApiKeyRecord, now: number): string => {
@@ -34,7 +34,7 @@ const program = Effect.gen(function*() {
   switch (parsed.command) {
     case "create": {
       const days = parsed.expiresInDays
-      const created = yield* store.create({ name: parsed.name, expiresAt: days === null ? null : now + Math.round(days * 86_400_000) })
+      const created = yield* store.create({ name: parsed.name, expiresAt: days === null ? null : now + Math.round(days * dayMs) })
       yield* Console.log(describe(created.record, now))
       yield* Console.log(`key (shown once, store it now): ${Redacted.value(created.key)}`)
       yield* Console.log(`stored in ${storeDescription}`)

@@ -29,6 +29,16 @@ export class ApiError extends Data.TaggedError("ApiError")<{
    * 400 VALIDATION_ERROR on field `body` for a body over `maxBytes`, closing the connection so the
    * rest of the upload is not read (RequestBody).
    */
+  static bodyTooLarge(maxBytes: number, advice = "Send a smaller body."): ApiError {
+    return new ApiError({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: `Request body larger than ${maxBytes} bytes, the most this endpoint accepts. ${advice}`,
+      details: [{ field: "body", message: `is larger than ${maxBytes} bytes` }],
+      headers: { connection: "close" }
+    })
+  }
+
   /** A body that did not arrive whole within `maxSeconds`: refused, and the connection closed (the rest is not waited for). */
   static bodyTooSlow(maxSeconds: number): ApiError {
     return new ApiError({
@@ -36,16 +46,6 @@ export class ApiError extends Data.TaggedError("ApiError")<{
       code: "VALIDATION_ERROR",
       message: `Request body not received within ${maxSeconds} s. Send the whole body at once, or a smaller one.`,
       details: [{ field: "body", message: `did not arrive within ${maxSeconds} s` }],
-      headers: { connection: "close" }
-    })
-  }
-
-  static bodyTooLarge(maxBytes: number, advice = "Send a smaller body."): ApiError {
-    return new ApiError({
-      status: 400,
-      code: "VALIDATION_ERROR",
-      message: `Request body larger than ${maxBytes} bytes, the most this endpoint accepts. ${advice}`,
-      details: [{ field: "body", message: `is larger than ${maxBytes} bytes` }],
       headers: { connection: "close" }
     })
   }

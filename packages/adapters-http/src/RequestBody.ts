@@ -41,27 +41,23 @@ export const json = (request: HttpServerRequest.HttpServerRequest, limit: Limit)
  * check saw a surrogate's bytes stored as three replacement characters).
  */
 export const text = (request: HttpServerRequest.HttpServerRequest, limit: Limit): Effect.Effect<string, ApiError> =>
-  Effect.flatMap(within(request, limit, request.arrayBuffer, notJson), (bytes) =>
+  Effect.flatMap(within(request, limit), (bytes) =>
     Effect.try({ try: () => utf8.decode(bytes), catch: () => notUtf8 }))
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 const notJson = ApiError.validation([{ field: "body", message: "is not valid JSON" }])
 const notUtf8 = ApiError.validation([{ field: "body", message: "is not valid UTF-8" }])
 
-const within = <A, E>(
-  request: HttpServerRequest.HttpServerRequest,
-  limit: Limit,
-  read: Effect.Effect<A, E>,
-  unreadable: ApiError
-): Effect.Effect<A, ApiError> => {
+/** The body's bytes within the limit's size and time, or the refusal. */
+const within = (request: HttpServerRequest.HttpServerRequest, limit: Limit): Effect.Effect<ArrayBuffer, ApiError> => {
   const { advice, maxBytes } = limit
   const maxSeconds = limit.maxSeconds ?? DEFAULT_MAX_SECONDS
   // Node's own header record (RequestHeaders), not Effect's per-request copy of it.
   const declared = RequestHeaders.get(RequestHeaders.of(request), "content-length")
   if (declared !== undefined && Number(declared) > maxBytes) return Effect.fail(ApiError.bodyTooLarge(maxBytes, advice))
-  const reading = read.pipe(
+  const reading = request.arrayBuffer.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBytes)),
-    Effect.catch((error) => Effect.fail(isOverflow(error) ? ApiError.bodyTooLarge(maxBytes, advice) : unreadable))
+    Effect.catch((error) => Effect.fail(isOverflow(error) ? ApiError.bodyTooLarge(maxBytes, advice) : notJson))
   )
   // The read runs in a fiber of its own that the deadline does not interrupt: interrupting it
   // destroys the request, and with it the socket, before the refusal could be written. Left

@@ -54,7 +54,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4))
  * processes). A lock older than `staleLockMs` was left by a process that died holding it (a
  * change takes milliseconds) and is taken over; after `lockWaitMs` of waiting it throws.
  */
-export const withFileLock = <A>(path: string, change: () => A): A => {
+const withFileLock = <A>(path: string, change: () => A): A => {
   const lock = `${path}.lock`
   mkdirSync(dirname(lock), { recursive: true })
   const deadline = Date.now() + lockWaitMs

@@ -306,6 +306,8 @@ export class TradeTape {
    */
   leftWindowsBy(time: number): number {
     const now = this.now
+    // the common case, a trade told as it happens: still in the shortest window
+    if (time + windowLengths[0]! > now) return -Infinity
     for (let w = windowCount - 1; w >= 0; w--) {
       const leftAt = time + windowLengths[w]!
       if (leftAt <= now) return leftAt

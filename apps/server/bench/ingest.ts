@@ -20,8 +20,8 @@
  *    spawn until the first authenticated `GET /v1/tokens/{chain}/{address}` answers 200 with the
  *    right content (its trades page too). First with an empty data directory (no snapshot: the
  *    whole log is replayed before it listens: `restartSecondsWithoutSnapshot`); it is then stopped
- *    with SIGTERM and writes its shutdown snapshot of the 1M-trade state (size, serialization pause
- *    and write time reported); then again from that snapshot (`restartSeconds`), which must answer
+ *    with SIGTERM and writes its shutdown snapshot of the 1M-trade state (size, serialization time,
+ *    its steps and the longest, and write time reported); then again from that snapshot (`restartSeconds`), which must answer
  *    exactly as the full replay did (token without its clock-driven `stats`/`updatedAt`, and the
  *    trades page); `--restarts` times (default 3), the median reported.
  * 3. Raw baselines, same rows (id, type, occurred_at, body as PgEventStore writes them) into a
@@ -632,8 +632,18 @@ interface RestartFigures {
   readonly restoreCpuMs: number | null
   /** What the restarted service answered (the reference for the next restart). */
   readonly reads: ExpectedReads
-  /** At its SIGTERM: the shutdown snapshot's size, serialization pause and write time (from its log line). */
-  readonly shutdownSnapshot: { readonly megabytes: number; readonly pauseMs: number; readonly pauseCpuMs: number | null; readonly writeSeconds: number } | null
+  /**
+   * At its SIGTERM: the shutdown snapshot's size, serialization time (folding held), its steps and
+   * the longest (the longest the event loop was held), and write time (from its log line).
+   */
+  readonly shutdownSnapshot: {
+    readonly megabytes: number
+    readonly serializeMs: number
+    readonly steps: number
+    readonly longestStepMs: number
+    readonly serializeCpuMs: number | null
+    readonly writeSeconds: number
+  } | null
   /** From SIGTERM to exit (the shutdown snapshot included). */
   readonly stopSeconds: number
 }
@@ -741,7 +751,7 @@ const restart = async (
   const stopSeconds = (performance.now() - stopping) / 1000
   const replayed = /replayed in ([\d.]+) s/.exec(replayLine)
   const restoredIn = / in ([\d.]+) s(?:, (\d+) ms of CPU)?:/.exec(restoreLine)
-  const written = /written: seq \d+, ([\d.]+) MB, serialized in (\d+) ms \(event loop paused(?:; (\d+) ms of CPU)?\), written in ([\d.]+) s/.exec(snapshotLine)
+  const written = /written: seq \d+, ([\d.]+) MB, serialized in (\d+) ms \((\d+) steps, the longest (\d+) ms; folding held meanwhile(?:; (\d+) ms of CPU)?\), written in ([\d.]+) s/.exec(snapshotLine)
   return {
     seconds,
     replaySeconds: replayed === null ? null : Number(replayed[1]),
@@ -751,7 +761,14 @@ const restart = async (
     reads: reads!,
     shutdownSnapshot: written === null
       ? null
-      : { megabytes: Number(written[1]), pauseMs: Number(written[2]), pauseCpuMs: written[3] === undefined ? null : Number(written[3]), writeSeconds: Number(written[4]) },
+      : {
+        megabytes: Number(written[1]),
+        serializeMs: Number(written[2]),
+        steps: Number(written[3]),
+        longestStepMs: Number(written[4]),
+        serializeCpuMs: written[5] === undefined ? null : Number(written[5]),
+        writeSeconds: Number(written[6])
+      },
     stopSeconds
   }
 }
@@ -943,7 +960,9 @@ const main = async (): Promise<void> => {
   console.log(`  served after ${replayRestart.seconds.toFixed(2)} s (${replayRestart.replayLine || "no replay line"}); stopped in ${replayRestart.stopSeconds.toFixed(1)} s`)
   if (replayRestart.shutdownSnapshot !== null) {
     const s = replayRestart.shutdownSnapshot
-    console.log(`  its shutdown snapshot: ${s.megabytes} MB, event loop paused ${s.pauseMs} ms to serialize (${s.pauseCpuMs ?? "?"} ms of CPU), written in ${s.writeSeconds} s`)
+    console.log(
+      `  its shutdown snapshot: ${s.megabytes} MB, serialized in ${s.serializeMs} ms (${s.serializeCpuMs ?? "?"} ms of CPU) in ${s.steps} steps, the longest ${s.longestStepMs} ms, written in ${s.writeSeconds} s`
+    )
   }
   const snapshotRuns: Array<RestartFigures> = []
   for (let run = 1; run <= snapshotRestarts; run++) {

@@ -309,14 +309,14 @@ export const make = Effect.gen(function*() {
     let folded = 0
     return store.replay(foldedSeq, replayBatchSize).pipe(
       Stream.runForEach((chunk) =>
-        Effect.sync(() => {
+        market.writeLock.withPermit(Effect.sync(() => {
           if (chunk.length === 0) return
           const events = new Array<MarketEvent>(chunk.length)
           for (let i = 0; i < chunk.length; i++) events[i] = chunk[i]!.event
           market.apply(events)
           foldedSeq = chunk[chunk.length - 1]!.seq
           folded += chunk.length
-        })
+        }))
       ),
       Effect.map(() => {
         mayBeBehind = false
@@ -393,8 +393,11 @@ export const make = Effect.gen(function*() {
       if (result.accepted.length > 0) {
         // Folded up to the service's clock before anyone hears of it: a batch of old events must
         // not show windows ending at its own last event ("trailing windows ending now").
-        market.apply(result.accepted, batch.toClock === true ? yield* Clock.currentTimeMillis : undefined)
-        foldedSeq = result.lastSeq
+        const toClock = batch.toClock === true ? yield* Clock.currentTimeMillis : undefined
+        yield* market.writeLock.withPermit(Effect.sync(() => {
+          market.apply(result.accepted, toClock)
+          foldedSeq = result.lastSeq
+        }))
       }
       return { accepted: result.accepted.length, duplicates: result.duplicates }
     }).pipe(

@@ -1,9 +1,10 @@
 /**
  * The live market: one engine, fed by event sources (the simulator, the ingest interface), read by
  * every use case, and observed by the stream hub. Single writer: JavaScript runs one fold at a time,
- * and readers see the state between batches.
+ * and readers see the state between batches. Every change (a fold, the clock's tick) is made under
+ * `writeLock`, which a snapshot holds while it writes the engine out across event-loop turns.
  */
-import { Context, Layer } from "effect"
+import { Context, Layer, Semaphore } from "effect"
 import type { EngineChanges, EngineOptions, MarketEvent } from "@spot/domain"
 import { MarketEngine } from "@spot/domain"
 
@@ -28,6 +29,12 @@ export interface MarketShape {
   readonly advanceTo: (now: number) => void
   /** Registers a listener; returns its removal. */
   readonly listen: (listener: ChangeListener) => () => void
+  /**
+   * Held by whoever changes the market (`apply`, `advanceTo`: ingest's fold, the clock's tick)
+   * and by a snapshot while it writes the engine out a step per event-loop turn (Snapshots.ts):
+   * reads go on between the steps, changes wait for the end.
+   */
+  readonly writeLock: Semaphore.Semaphore
 }
 
 export class Market extends Context.Service<Market, MarketShape>()("@spot/application/Market") {}
@@ -79,7 +86,8 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
     listen: (listener) => {
       listeners.add(listener)
       return () => listeners.delete(listener)
-    }
+    },
+    writeLock: Semaphore.makeUnsafe(1)
   }
 }
 

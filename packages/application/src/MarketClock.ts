@@ -15,7 +15,7 @@ export const defaultPeriodMs = 1_000
 export const start = (periodMs: number = defaultPeriodMs) =>
   Effect.gen(function*() {
     const market = yield* Market
-    const tick = Effect.map(Clock.currentTimeMillis, (now) => market.advanceTo(now))
+    const tick = market.writeLock.withPermit(Effect.map(Clock.currentTimeMillis, (now) => market.advanceTo(now)))
     yield* tick
     yield* Effect.forkScoped(Effect.repeat(Effect.delay(tick, Duration.millis(periodMs)), Schedule.forever))
   })

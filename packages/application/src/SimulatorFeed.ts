@@ -40,7 +40,7 @@ export type Publish = (events: ReadonlyArray<MarketEvent>) => Effect.Effect<void
 export const start = (options: SimulatorFeedOptions, publish?: Publish) =>
   Effect.gen(function*() {
     const market = yield* Market
-    const apply: Publish = publish ?? ((events) => Effect.sync(() => void market.apply(events)))
+    const apply: Publish = publish ?? ((events) => market.writeLock.withPermit(Effect.sync(() => void market.apply(events))))
     const now = yield* Clock.currentTimeMillis
     const simulator = new Simulator.MarketSimulator({
       seed: options.seed,

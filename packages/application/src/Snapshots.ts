@@ -5,11 +5,12 @@
  * log's tail is replayed; while running, a snapshot is taken every `everyEvents` folded events
  * (at most every `minIntervalMs`) and at shutdown.
  *
- * Taking one: the engine is serialized synchronously, together with the seq it reflects (the
- * market and `Ingest.foldedSeq` change together in one synchronous step, so the pair is
- * consistent without stopping ingest); that is the only pause. Looking up the event id at the
- * seq, the checksum and the file write run asynchronously while the service serves. One snapshot
- * is written at a time.
+ * Taking one: the market's writers are held off (`Market.writeLock`: folds and the clock's tick
+ * wait), the seq it reflects is read (the market and `Ingest.foldedSeq` change together, under
+ * that lock), and the engine is serialized a step of a few milliseconds per event-loop turn, so
+ * reads and streams are served between steps; folding resumes when the last step is done.
+ * Looking up the event id at the seq, the checksum and the file write then run asynchronously
+ * while the service serves and folds. One snapshot is written at a time.
  *
  * Nothing here can lose data: the log stays the truth. A snapshot that cannot be used is skipped
  * with a log line saying why, the next one is tried, and without any the whole log is replayed.
@@ -29,10 +30,12 @@ export interface SnapshotSettings {
   readonly enabled: boolean
   /** A snapshot once this many logged events were folded since the last one... */
   readonly everyEvents: number
-  /** ...but never sooner than this after the previous one (ms): bounds the serialization pauses. */
+  /** ...but never sooner than this after the previous one (ms): bounds how often folding waits for a serialization. */
   readonly minIntervalMs: number
   /** How often the trigger is checked (ms). */
   readonly checkEveryMs?: number
+  /** How long one step of the serialization may hold the event loop (ms; default 10). */
+  readonly stepMs?: number
   /** The longest a shutdown waits for its snapshot to be written (ms). */
   readonly shutdownTimeoutMs?: number
   /**
@@ -75,7 +78,11 @@ export type TakeOutcome =
     readonly name: string
     readonly seq: number
     readonly bytes: number
-    /** How long serializing held the event loop (ms): the pause every request waited through. */
+    /** How long serializing took (ms), folding held off meanwhile. */
+    readonly serializeMs: number
+    /** Its steps, each a turn of the event loop. */
+    readonly steps: number
+    /** The longest step (ms): the longest any request waited for it. */
     readonly pauseMs: number
     /** Looking up the event id, checksum and writing (ms), while serving. */
     readonly writeMs: number
@@ -120,6 +127,24 @@ const eventIdAt = (store: EventStore["Service"], seq: number): Effect.Effect<str
 const describeError = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error)
 
+/** What serializing gave: the engine's bytes and the seq they reflect, or why there are none. */
+type Serialized =
+  | {
+    readonly seq: number
+    readonly chunks: ReadonlyArray<Uint8Array>
+    readonly serializeMs: number
+    readonly steps: number
+    readonly pauseMs: number
+  }
+  /** The trade archive holds trades the snapshot would cover but has not written them yet. */
+  | { readonly behind: number }
+  /** The engine changed between two steps (a write without the lock): why; the next period tries again. */
+  | { readonly changed: string }
+  /** Nothing folded since the last snapshot. */
+  | undefined
+  /** The engine's state cannot be snapshotted (a bug): why. */
+  | string
+
 /** The snapshot service; with `enabled: false`, restore reports a full replay and take does nothing. */
 export const make = (settings: SnapshotSettings) =>
   Effect.gen(function*() {
@@ -131,51 +156,68 @@ export const make = (settings: SnapshotSettings) =>
     const scope = yield* Effect.scope
     const oneAtATime = yield* Semaphore.make(1)
     const checkEvery = Duration.millis(settings.checkEveryMs ?? 1_000)
+    const stepMs = settings.stepMs ?? 10
     const shutdownTimeout = Duration.millis(settings.shutdownTimeoutMs ?? 120_000)
 
-    /** The last snapshot taken or restored: its seq, when (or when one was last attempted), and its size (the next buffer's hint). */
+    /** The last snapshot taken or restored: its seq, and when (or when one was last attempted). */
     let lastSeq = 0
     let lastAt = yield* nowMs
-    let lastBytes = 0
     /** Set when the engine holds something the codec refuses (a bug): no more attempts. */
     let broken: string | undefined
     const restored = yield* Deferred.make<void>()
 
     const history = yield* Effect.serviceOption(TradeHistory)
 
+    /**
+     * Under the market's write lock: the seq folded and the engine's bytes, a step per turn of the
+     * event loop; undefined when nothing was folded since the last snapshot, a string when the
+     * engine cannot be snapshotted (a bug: no more attempts).
+     */
+    const serialize: Effect.Effect<Serialized> = Effect.suspend(() => {
+      const seq = ingest.foldedSeq()
+      if (seq === 0 || seq === lastSeq) return Effect.succeed(undefined)
+      if (Option.isSome(history) && history.value.queued() > 0) return Effect.succeed({ behind: history.value.queued() })
+      return Effect.clockWith((clock) => {
+        let deadline = 0
+        const steps = EngineSnapshot.snapshotInSlices(market.engine, { endStep: () => clock.currentTimeMillisUnsafe() >= deadline })
+        const started = clock.currentTimeMillisUnsafe()
+        let count = 0
+        let longest = 0
+        const step = Effect.sync((): Serialized | "more" => {
+          const at = clock.currentTimeMillisUnsafe()
+          deadline = at + stepMs
+          count++
+          try {
+            const next = steps.next()
+            longest = Math.max(longest, clock.currentTimeMillisUnsafe() - at)
+            return next.done === true ? { seq, chunks: next.value, serializeMs: clock.currentTimeMillisUnsafe() - started, steps: count, pauseMs: longest } : "more"
+          } catch (error) {
+            // The engine changed under the steps (something wrote without the lock): try again
+            // at the next period. Anything else is state the codec refuses: a bug, no more tries.
+            if (error instanceof EngineSnapshot.SnapshotChangedError) return { changed: describeError(error) }
+            broken = `the engine's state cannot be snapshotted: ${describeError(error)}`
+            return broken
+          }
+        })
+        const loop: Effect.Effect<Serialized> = Effect.flatMap(step, (done) => done === "more" ? Effect.andThen(Effect.yieldNow, loop) : Effect.succeed(done))
+        // Interrupted (a shutdown's timeout): end the encoding, which frees the codec for the next.
+        return Effect.ensuring(loop, Effect.sync(() => void steps.return([])))
+      })
+    })
+
     const takeNow: Effect.Effect<TakeOutcome> = Effect.gen(function*() {
       if (broken !== undefined) return { _tag: "Skipped", reason: broken } as const
       // The trade archive must hold every trade the snapshot covers (TradeHistory.ts): written
       // first, and checked empty again in the pause below.
       if (Option.isSome(history)) yield* history.value.flush
-      // The pause: the engine and the seq it reflects, read in one synchronous step.
-      const pauseStarted = yield* nowMs
+      // The engine and the seq it reflects, with the market's writers held off: a step of the
+      // serialization per event-loop turn, reads served between the steps.
       const cpuStarted = settings.cpuMillis?.()
-      let cpu = ""
-      const serialized = yield* Effect.sync(() => {
-        const seq = ingest.foldedSeq()
-        if (seq === 0 || seq === lastSeq) return undefined
-        if (Option.isSome(history) && history.value.queued() > 0) return { behind: history.value.queued() }
-        try {
-          // The previous snapshot's size, or the engine's own estimate of its memory with room to
-          // spare (an unused tail of the buffer costs nothing until written), spares the buffer
-          // a doubling: a copy of hundreds of megabytes inside the pause.
-          const sizeHint = lastBytes > 0 ? lastBytes : Math.ceil(market.engine.heapBytes() * 1.5)
-          const bytes = EngineSnapshot.snapshot(market.engine, { sizeHint })
-          cpu = cpuNote(settings, cpuStarted, "; ")
-          return { seq, bytes }
-        } catch (error) {
-          broken = `the engine's state cannot be snapshotted: ${describeError(error)}`
-          return broken
-        }
-      })
-      const pauseEnded = yield* nowMs
-      const pauseMs = pauseEnded - pauseStarted
-      // An attempt counts for the minimum interval even if the write then fails (a full disk must
-      // not cost a serialization pause every second).
-      if (serialized !== undefined) lastAt = pauseEnded
-      const captured = typeof serialized === "object" ? { ...serialized, pauseMs } : serialized
+      const captured = yield* market.writeLock.withPermit(serialize)
       if (captured === undefined) return { _tag: "Skipped", reason: "nothing folded since the last snapshot" } as const
+      // An attempt counts for the minimum interval even if the write then fails (a full disk must
+      // not cost a serialization every second).
+      lastAt = yield* nowMs
       if (typeof captured === "string") {
         yield* Effect.logError(`snapshots stopped: ${captured}`)
         return { _tag: "Skipped", reason: captured } as const
@@ -183,6 +225,12 @@ export const make = (settings: SnapshotSettings) =>
       if ("behind" in captured) {
         return { _tag: "Skipped", reason: `${captured.behind} trades folded during the trade archive's flush are not written yet` } as const
       }
+      if ("changed" in captured) {
+        yield* Effect.logWarning(`snapshot not written: ${captured.changed}`)
+        return { _tag: "Skipped", reason: captured.changed } as const
+      }
+      const cpu = cpuNote(settings, cpuStarted, "; ")
+      const bytes = captured.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
       const writeStarted = yield* nowMs
       const header: SnapshotHeader | null = yield* Effect.gen(function*() {
         const eventId = yield* eventIdAt(store, captured.seq)
@@ -196,14 +244,14 @@ export const make = (settings: SnapshotSettings) =>
         }
       })
       if (header === null) return { _tag: "Skipped", reason: `the log holds no event at seq ${captured.seq}` } as const
-      const name = yield* snapshots.save(header, captured.bytes)
+      const name = yield* snapshots.save(header, captured.chunks)
       const writeMs = (yield* nowMs) - writeStarted
       lastSeq = captured.seq
-      lastBytes = captured.bytes.length
       yield* Effect.logInfo(
-        `snapshot ${name} written: seq ${captured.seq}, ${megabytes(captured.bytes.length)} MB, serialized in ${captured.pauseMs.toFixed(0)} ms (event loop paused${cpu}), written in ${seconds(writeMs)} s`
+        `snapshot ${name} written: seq ${captured.seq}, ${megabytes(bytes)} MB, serialized in ${captured.serializeMs.toFixed(0)} ms (${captured.steps} steps, the longest ${captured.pauseMs.toFixed(0)} ms; folding held meanwhile${cpu}), written in ${seconds(writeMs)} s`
       )
-      return { _tag: "Written", name, seq: captured.seq, bytes: captured.bytes.length, pauseMs: captured.pauseMs, writeMs } as const
+      const { pauseMs, serializeMs, steps } = captured
+      return { _tag: "Written", name, seq: captured.seq, bytes, serializeMs, steps, pauseMs, writeMs } as const
     }).pipe(
       Effect.catch((error: StoreUnavailable | SnapshotStoreError) =>
         Effect.as(Effect.logWarning(`snapshot not written: ${error.message}`), { _tag: "Skipped", reason: error.message } as const)
@@ -272,7 +320,6 @@ export const make = (settings: SnapshotSettings) =>
         yield* ingest.resumeAt(h.seq)
         lastSeq = h.seq
         lastAt = yield* nowMs
-        lastBytes = body.success.length
         return { _tag: "Restored", name: entry.name, seq: h.seq, seconds: (lastAt - started) / 1000, skipped } as RestoreOutcome
       }
       return { _tag: "FullReplay", reasons: listing.length === 0 ? ["no snapshot"] : skipped } as RestoreOutcome

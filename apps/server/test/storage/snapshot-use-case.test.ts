@@ -159,6 +159,42 @@ describe("Snapshots use case", () => {
     expect([...files.entries.values()].map((entry) => entry.header.seq).sort((a, b) => a - b)).toEqual([2_000, 2_100])
   })
 
+  it("writes the engine a step per event-loop turn: reads are answered between the steps, a fold waits for the last", async () => {
+    const log = MemoryEventStore.makeUnsafe()
+    const files = MemorySnapshotStore.makeUnsafe()
+    const writer = await start(log, files, "log-1", { ...settings, stepMs: 0 })
+    await run(writer.snapshots.restore)
+    await run(writer.ingest.publishTrusted(events.slice(0, 2_500)))
+    const stats = JSON.stringify(writer.market.engine.stats)
+    let done = false
+    const taking = Effect.runPromise(writer.snapshots.take).finally(() => (done = true))
+    // sent while the engine is being written: stored at once, folded only after the last step
+    const folding = Effect.runPromise(writer.ingest.publishTrusted(events.slice(2_500)))
+    let turns = 0
+    while (!done) {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (done) break
+      turns++
+      expect(writer.ingest.foldedSeq()).toBe(2_500)
+      expect(JSON.stringify(writer.market.engine.stats)).toBe(stats)
+      if (turns % 50 === 0) served(writer.market) // every kind of read, between two steps
+    }
+    const outcome = await taking
+    expect(outcome).toMatchObject({ _tag: "Written", seq: 2_500 })
+    expect(outcome._tag === "Written" ? outcome.steps : 0).toBeGreaterThan(100)
+    expect(turns).toBeGreaterThan(100)
+    await folding
+    expect(writer.ingest.foldedSeq()).toBe(events.length)
+    const expected = served(writer.market)
+    await writer.close()
+    // what it wrote is the market at seq 2,500: restored and the tail replayed, the same market
+    for (const [name, entry] of [...files.entries]) if (entry.header.seq !== 2_500) files.entries.delete(name)
+    const result = await restart(log, files)
+    expect(result.outcome).toMatchObject({ _tag: "Restored", seq: 2_500 })
+    expect(result.tail).toBe(events.length - 2_500)
+    expect(result.answers).toBe(expected)
+  })
+
   it("another process's log identity is refused even with identical events and seqs", async () => {
     const { expected, files, log } = await prepare()
     const result = await restart(log, files, "log-of-another-database")

@@ -18,7 +18,7 @@ export const bodyOf = (seq: number): Uint8Array => {
 if (process.argv[1]?.endsWith("snapshot-writer.child.ts")) {
   const store = await Effect.runPromise(FileSnapshotStore.make({ directory: process.argv[2]! }))
   for (let seq = 1; ; seq++) {
-    await Effect.runPromise(store.save({ logId: "kill-test-log", seq, eventId: `event-${seq}`, engine: "test", takenAt: Date.now() }, bodyOf(seq)))
+    await Effect.runPromise(store.save({ logId: "kill-test-log", seq, eventId: `event-${seq}`, engine: "test", takenAt: Date.now() }, [bodyOf(seq)]))
     process.stdout.write(`saved ${seq}\n`)
   }
 }

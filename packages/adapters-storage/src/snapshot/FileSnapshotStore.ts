@@ -58,16 +58,24 @@ export const fileNameOf = (header: SnapshotHeader): string => `snapshot-${String
 const HASH_SLICE = 8 * 1024 * 1024
 
 /**
- * SHA-256 of `bytes`, a slice per event-loop turn: the service keeps serving while a snapshot is
- * hashed. (node:crypto's hash uses the CPU's SHA instructions, about 0.3 s per 500 MB here;
- * WebCrypto's `digest`, although off the event loop, copies its input first and cost several
- * times more CPU.)
+ * SHA-256 of the concatenation of `chunks`, a slice per event-loop turn: the service keeps
+ * serving while a snapshot is hashed. (node:crypto's hash uses the CPU's SHA instructions, about
+ * 0.3 s per 500 MB here; WebCrypto's `digest`, although off the event loop, copies its input
+ * first and cost several times more CPU.)
  */
-const sha256Hex = async (bytes: Uint8Array): Promise<string> => {
+const sha256Hex = async (chunks: ReadonlyArray<Uint8Array>): Promise<string> => {
   const hash = createHash("sha256")
-  for (let at = 0; at < bytes.length; at += HASH_SLICE) {
-    hash.update(bytes.subarray(at, Math.min(bytes.length, at + HASH_SLICE)))
-    if (at + HASH_SLICE < bytes.length) await new Promise((resolve) => setImmediate(resolve))
+  let sinceTurn = 0
+  for (const bytes of chunks) {
+    for (let at = 0; at < bytes.length; at += HASH_SLICE) {
+      const slice = bytes.subarray(at, Math.min(bytes.length, at + HASH_SLICE))
+      hash.update(slice)
+      sinceTurn += slice.length
+      if (sinceTurn >= HASH_SLICE) {
+        await new Promise((resolve) => setImmediate(resolve))
+        sinceTurn = 0
+      }
+    }
   }
   return hash.digest("hex")
 }
@@ -190,15 +198,16 @@ export const make = (options: FileSnapshotStoreOptions): Effect.Effect<SnapshotS
       }
     }
 
-    const saveNow = async (header: SnapshotHeader, body: Uint8Array): Promise<string> => {
+    const saveNow = async (header: SnapshotHeader, body: ReadonlyArray<Uint8Array>): Promise<string> => {
       await mkdir(directory, { recursive: true })
-      const fileHeader: FileHeader = { ...header, bodyBytes: body.length, sha256: await sha256Hex(body) }
+      const bodyBytes = body.reduce((sum, chunk) => sum + chunk.length, 0)
+      const fileHeader: FileHeader = { ...header, bodyBytes, sha256: await sha256Hex(body) }
       const name = fileNameOf(header)
       const temporary = join(directory, `.${name}.${randomBytes(4).toString("hex")}.tmp`)
       const handle = await open(temporary, "wx", 0o600)
       try {
-        const end = await writeAll(handle, encodeHeader(fileHeader), 0)
-        await writeAll(handle, body, end)
+        let end = await writeAll(handle, encodeHeader(fileHeader), 0)
+        for (const chunk of body) end = await writeAll(handle, chunk, end)
         await handle.sync()
       } catch (error) {
         await handle.close().catch(() => {})
@@ -233,7 +242,7 @@ export const make = (options: FileSnapshotStoreOptions): Effect.Effect<SnapshotS
         if (body.length !== parsed.header.bodyBytes) {
           throw new DamagedSnapshot(`truncated or damaged: ${body.length} body bytes, its header says ${parsed.header.bodyBytes}`)
         }
-        if ((await sha256Hex(body)) !== parsed.header.sha256) throw new DamagedSnapshot("checksum mismatch: the file is damaged")
+        if ((await sha256Hex([body])) !== parsed.header.sha256) throw new DamagedSnapshot("checksum mismatch: the file is damaged")
         return new Uint8Array(body.buffer, body.byteOffset, body.byteLength)
       } catch (error) {
         if (error instanceof DamagedSnapshot) await rename(path, `${path}.damaged`).catch(() => {})

@@ -27,7 +27,13 @@ export const makeUnsafe = (keep = 2): MemorySnapshotStore => {
     save: (header, body) =>
       Effect.sync(() => {
         const name = `snapshot-${String(header.seq).padStart(16, "0")}-${header.takenAt}`
-        entries.set(name, { header, body: body.slice(), damaged: false })
+        const bytes = new Uint8Array(body.reduce((sum, chunk) => sum + chunk.length, 0))
+        let at = 0
+        for (const chunk of body) {
+          bytes.set(chunk, at)
+          at += chunk.length
+        }
+        entries.set(name, { header, body: bytes, damaged: false })
         let kept = 0
         for (const listing of sorted()) {
           if ("header" in listing && listing.header.logId === header.logId && kept < keep) kept++

@@ -37,9 +37,11 @@ export class SnapshotStoreError extends Data.TaggedError("SnapshotStoreError")<{
 export interface SnapshotStoreShape {
   /**
    * Stores a snapshot so that it is never seen half-written (a crash during `save` leaves the
-   * previous snapshots as they were), then keeps only the newest few. Returns its name.
+   * previous snapshots as they were), then keeps only the newest few. Returns its name. The body
+   * comes in chunks (the engine's bytes as serialized, never copied into one buffer): the bytes
+   * are their concatenation, and `load` returns them in one piece.
    */
-  readonly save: (header: SnapshotHeader, body: Uint8Array) => Effect.Effect<string, SnapshotStoreError>
+  readonly save: (header: SnapshotHeader, body: ReadonlyArray<Uint8Array>) => Effect.Effect<string, SnapshotStoreError>
   /** The stored snapshots, newest (highest seq) first; one whose header cannot be read is listed with the problem. */
   readonly list: Effect.Effect<ReadonlyArray<SnapshotListing>, SnapshotStoreError>
   /** The engine bytes of a listed snapshot, their checksum verified. */

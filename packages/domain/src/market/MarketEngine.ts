@@ -778,11 +778,4 @@ export class MarketEngine {
   positionWire(entry: PositionEntry): Positions.PositionWire {
     return Positions.toWire(entry.state, this.positionTokenView(entry.token), fundingWire(entry.wallet.funding), entry.wallet.identities)
   }
-
-  /** Approximate heap bytes of the derived state (for the memory benchmark). */
-  heapBytes(): number {
-    let bytes = 0
-    for (const token of this.tokens.values()) bytes += token.heapBytes()
-    return bytes
-  }
 }

@@ -185,13 +185,6 @@ export class PositionBook {
     }
   }
 
-  /** Approximate bytes held (typed-array backing store plus the per-slot address reference). */
-  heapBytes(): number {
-    let bytes = 96 + this.chunks.length * 8 + this.addresses.length * 8 + (this.earlierBySlot?.size ?? 0) * 400
-    for (const chunk of this.chunks) bytes += chunk.byteLength
-    return bytes
-  }
-
   /** @internal the columns of the chunk holding `slot` (the position starts at `offsetOf(slot)`). */
   chunkOf(slot: number): Float64Array {
     return this.chunks[slot >>> CHUNK_SHIFT]!

@@ -522,18 +522,6 @@ export class TokenBook implements DiscoveryCandidate {
   private total(kind: number) {
     return { native: Fixed.format(nativeValue(this.chain, this.totalUnits(kind))), usd: Fixed.format(this.totalUsd(kind)) }
   }
-
-  /** Approximate heap bytes held by this token (for the memory benchmark). */
-  heapBytes(): number {
-    return (
-      1_200 +
-      this.pools.length * 200 +
-      this.tape.heapBytes() +
-      this.holders.heapBytes() +
-      this.positions.heapBytes() +
-      this.curveSamples.length * 8
-    )
-  }
 }
 
 /** The native asset's whole-unit value of `amount` base units. */

@@ -576,11 +576,6 @@ export class TradeRing {
     return { records, hasMore: false }
   }
 
-  /** Approximate bytes held: the columns' backing stores and the reference slots. */
-  heapBytes(): number {
-    return 160 + this.numbers.byteLength + this.hashes.byteLength + this.refs.length * 8
-  }
-
   private row(i: number): number {
     const n = this.capacityNow
     return (this.head - 1 - i + n * 2) % n

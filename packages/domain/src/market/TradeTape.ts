@@ -120,6 +120,7 @@ export class TradeTape {
   /** Allocated on the first trade; released while every window is empty. */
   private windows: Float64Array | undefined = undefined
   private hourly: CandleHourlySeries | undefined = undefined
+  /** Per timeframe, the open bucket's fold, filled by reads (a cache: not in snapshots). */
   private latestCaches: Array<Float64Array | undefined> | undefined = undefined
 
   private firstPriceUsd = NaN

@@ -39,7 +39,7 @@ import { TextBytes } from "../market/TextBytes.js"
 import { PackedFunding, unresolvedFunding, WalletDirectory, WalletRecord } from "../market/Wallets.js"
 import * as Codec from "./ObjectGraphCodec.js"
 
-export { SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from "./ObjectGraphCodec.js"
+export { SnapshotChangedError, SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from "./ObjectGraphCodec.js"
 
 /**
  * Bump when the engine's fold rules or state change in a way the fingerprint cannot see (it
@@ -51,13 +51,15 @@ export const ENGINE_STATE_VERSION = 13 // 13: a trade told after the clock passe
 /**
  * The classes of the engine's state. `transient`: caches derived from the rest of the state,
  * rebuilt on first use (the encoded JSON of tokens and trades would otherwise be most of a
- * snapshot's bytes).
+ * snapshot's bytes). Every field a read sets must be here: a snapshot in slices
+ * ({@link snapshotInSlices}) serves reads between its steps and relies on them changing nothing
+ * it writes (the snapshot tests read everything between the steps and compare the bytes).
  */
 const classes: ReadonlyArray<Codec.ClassEntry> = [
   { name: "MarketEngine", constructor: MarketEngine, transient: { readRecords: undefined } },
   { name: "TokenBook", constructor: TokenBook, transient: { cachedWire: undefined, encoded: undefined } },
-  { name: "HolderBook", constructor: HolderBook },
-  { name: "TradeTape", constructor: TradeTape, transient: { statsCache: undefined } },
+  { name: "HolderBook", constructor: HolderBook, transient: { lastWallet: undefined, lastSlot: 0 } },
+  { name: "TradeTape", constructor: TradeTape, transient: { statsCache: undefined, latestCaches: undefined, latestPriceFixedOf: NaN, latestPriceFixed: 0n } },
   { name: "CandleHourlySeries", constructor: CandleHourlySeries },
   { name: "TradeRecord", constructor: TradeRecord, transient: { wire: undefined, json: undefined, bytes: undefined } },
   { name: "TradeRing", constructor: TradeRing },
@@ -189,8 +191,6 @@ export const fingerprint = (): string => {
 }
 
 export interface SnapshotOptions {
-  /** Expected size in bytes (the previous snapshot's), so the buffer need not grow by doubling. */
-  readonly sizeHint?: number
   /** Check every object thoroughly (`ObjectGraphCodec.EncodeOptions.strict`): for tests. */
   readonly strict?: boolean
 }
@@ -215,9 +215,44 @@ export const snapshot = (engine: MarketEngine, options: SnapshotOptions = {}): U
   return Codec.encode(registry(), root, {
     context: fingerprint(),
     rootName: "snapshot",
+    strict: options.strict === true
+  })
+}
+
+/** How {@link snapshotInSlices} divides its work (see `ObjectGraphCodec.SliceOptions`). */
+export interface SliceSettings {
+  /**
+   * Asked after each part written, with the bytes written in the step so far: true ends the step
+   * (default: after 1 MB). A service gives a deadline here (a few milliseconds of its clock).
+   */
+  readonly endStep?: (bytesInStep: number) => boolean
+  /** Size of the chunks the bytes come in (default 16 MB). */
+  readonly chunkBytes?: number
+}
+
+/**
+ * The engine's entire state as bytes, a step at a time: each `next()` of the generator writes
+ * parts until `endStep` says so, and the last returns the bytes in chunks (concatenated, bytes `restore`
+ * reads). Between two steps the caller may serve reads, but nothing may fold into the engine
+ * until the last step (a change the encoder notices throws `SnapshotEncodeError`): a service
+ * holds its writers off meanwhile. Every token's book, holder book, tape, trade feed and
+ * positions is a body of its own (the slices' granularity), and the bytes are never copied to grow.
+ */
+export const snapshotInSlices = (
+  engine: MarketEngine,
+  options: SnapshotOptions & SliceSettings = {}
+): Generator<void, ReadonlyArray<Uint8Array>, void> => {
+  const root: SnapshotRoot = { engine, terminalNames: terminalNames.slice(), flagLists: flagLists.slice() }
+  return Codec.encodeInSlices(registry(), root, {
+    context: fingerprint(),
+    rootName: "snapshot",
     strict: options.strict === true,
-    // a little room over the previous size: a state that grew a bit need not double the buffer
-    ...(options.sizeHint === undefined ? {} : { sizeHint: Math.ceil(options.sizeHint * 1.125) + 4096 })
+    endStep: options.endStep ?? ((bytes) => bytes >= 1 << 20),
+    chunkBytes: options.chunkBytes ?? 16 << 20,
+    // the root (0), the engine (1), its fields (2: the maps of tokens, of wallets by chain), each
+    // token's book and the directory's map of chains (3), a book's holder book, tape, trade feed
+    // and positions, and each chain's map of wallets (4)
+    depth: 4
   })
 }
 

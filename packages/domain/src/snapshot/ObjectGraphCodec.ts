@@ -46,6 +46,9 @@ import { decodeUtf8 } from "../cursor/Utf8.js"
 /** Bumped whenever the byte layout below changes; other versions are refused. */
 export const FORMAT_VERSION = 1
 
+/** In slices, a deferred map, set or array longer than this is written this many entries at a time. */
+const ENTRIES_PER_GROUP = 256
+
 /** Containers nested deeper than this are deferred (written after the root). */
 export const maxDepth = 64
 
@@ -60,7 +63,7 @@ export interface ClassEntry {
    * Own fields that are derived caches: not written; restored with the given value (a
    * primitive), in their place among the other fields.
    */
-  readonly transient?: Readonly<Record<string, undefined | null | boolean | number | string>>
+  readonly transient?: Readonly<Record<string, undefined | null | boolean | number | string | bigint>>
 }
 
 export interface CodecRegistry {
@@ -73,6 +76,18 @@ export class SnapshotEncodeError extends Error {
   constructor(message: string, readonly path: string) {
     super(`${message} at ${path}`)
     this.name = "SnapshotEncodeError"
+  }
+}
+
+/**
+ * Thrown by {@link encodeInSlices} when the graph changed between two of its steps in a way that
+ * would make its bytes wrong: nothing is wrong with the graph itself, and a later attempt (with
+ * the graph left alone meanwhile) can succeed.
+ */
+export class SnapshotChangedError extends SnapshotEncodeError {
+  constructor(message: string, path: string) {
+    super(message, path)
+    this.name = "SnapshotChangedError"
   }
 }
 
@@ -264,6 +279,8 @@ interface PreparedClass {
   readonly transient: ReadonlyMap<string, unknown>
   /** Shapes seen for this class while encoding (usually one). */
   shapes: Array<Shape>
+  /** Encoding: the ids of this class's instances met so far (see `Encoder.plainIds`). */
+  ids: Map<object, number>
 }
 
 interface Shape {
@@ -320,7 +337,7 @@ const shapeBuilder = (prototype: object, keys: ReadonlyArray<string>, transient:
 }
 
 const isPrimitive = (value: unknown): boolean =>
-  value === undefined || value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string"
+  value === undefined || value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string" || typeof value === "bigint"
 
 export const prepareRegistry = (registry: CodecRegistry): PreparedRegistry => {
   const classes: Array<PreparedClass> = []
@@ -343,7 +360,7 @@ export const prepareRegistry = (registry: CodecRegistry): PreparedRegistry => {
       if (!isPrimitive(value)) throw new SnapshotRegistryError(`class ${entry.name}: transient ${key} must reset to a primitive`)
       transient.set(key, value)
     }
-    const prepared: PreparedClass = { index: classes.length, name: entry.name, prototype: ctor.prototype as object, transient, shapes: [] }
+    const prepared: PreparedClass = { index: classes.length, name: entry.name, prototype: ctor.prototype as object, transient, shapes: [], ids: new Map() }
     classes.push(prepared)
     byPrototype.set(prepared.prototype, prepared)
     byName.set(entry.name, prepared)
@@ -379,6 +396,10 @@ interface Deferred {
   readonly parent: number
   readonly pathKinds: ReadonlyArray<number>
   readonly pathKeys: ReadonlyArray<unknown>
+  /** Its depth from the root (0: the root). */
+  readonly at: number
+  /** Its length or size when its header was written (-1: an object), checked when its body is (in slices). */
+  readonly size: number
 }
 
 export interface EncodeOptions {
@@ -396,13 +417,47 @@ export interface EncodeOptions {
   readonly strict?: boolean
 }
 
+/** How {@link encodeInSlices} divides its work. */
+export interface SliceOptions {
+  /**
+   * Asked after each deferred body with the bytes written in the step so far: true ends the step
+   * (a body is never split, so a step runs at least one body).
+   */
+  readonly endStep: (bytesInStep: number) => boolean
+  /**
+   * Containers this deep from the root (1: the root's own fields and elements; 2: theirs) are
+   * deferred, each its own body, so no body is larger than what one of them holds: for the
+   * engine, 3 makes a body of each token's book, holder book, tape, trade feed and positions.
+   */
+  readonly depth: number
+  /** The output is chunks of about this many bytes (never a copy of what is already written). */
+  readonly chunkBytes: number
+}
+
 class Encoder {
   private bytes: Uint8Array
   private view: DataView
   private pos = 0
-  private readonly ids = new Map<object, number>()
+  /**
+   * The ids of the objects met so far (-1: a well-known object not met yet), one map per kind of
+   * object (and one per registered class, on the class): a map rehashes all its entries each time
+   * it doubles, which for a million objects held the event loop a quarter of a second in one go;
+   * kept apart, no map holds more than one kind's share, and a lookup still costs one map.
+   */
+  private readonly plainIds = new Map<object, number>()
+  private readonly arrayIds = new Map<object, number>()
+  private readonly collectionIds = new Map<object, number>()
+  private readonly typedIds = new Map<object, number>()
+  private readonly bufferIds = new Map<object, number>()
+  /** Well-known objects of other prototypes. */
+  private readonly otherIds = new Map<object, number>()
   private nextId = 0
-  private readonly strings = new Map<string, number>()
+  /**
+   * The table of short strings written so far (their index in order of first use), one map per
+   * length: smaller maps, shorter rehashes (see `plainIds`).
+   */
+  private readonly stringsByLength: Array<Map<string, number>> = Array.from({ length: LONG_STRING }, () => new Map())
+  private stringCount = 0
   private nextShape = 0
   private readonly plainShapes: Array<Shape> = []
   private readonly nullShapes: Array<Shape> = []
@@ -412,22 +467,57 @@ class Encoder {
   private depth = 0
   /** The deferred body being written (-1: the root's). */
   private current = -1
+  /** The depth from the root of the body being written (0: the root's). */
+  private base = 0
+  /** Containers at depths 1..sliceDepth from the root are deferred (0: only those past maxDepth). */
+  private readonly sliceDepth: number
+  /** Above 0: the output is a list of chunks of this size (full ones in `chunks`), not one buffer that doubles. */
+  private readonly chunkBytes: number
+  private readonly chunks: Array<Uint8Array> = []
+  /** Bytes in `chunks`. */
+  private flushed = 0
 
   constructor(
     private readonly registry: PreparedRegistry,
     sizeHint: number,
     private readonly rootName: string,
-    private readonly strict: boolean
+    private readonly strict: boolean,
+    slicing?: Omit<SliceOptions, "sliceBytes">
   ) {
+    this.sliceDepth = slicing?.depth ?? 0
+    this.chunkBytes = slicing?.chunkBytes ?? 0
     this.bytes = new Uint8Array(Math.max(1024, sizeHint))
     this.view = new DataView(this.bytes.buffer)
-    for (const cls of registry.classes) cls.shapes = []
-    for (const value of registry.wellKnownByValue.keys()) this.ids.set(value, -1)
+    for (const cls of registry.classes) {
+      cls.shapes = []
+      cls.ids = new Map()
+    }
+    for (const value of registry.wellKnownByValue.keys()) this.idsOf(value).set(value, -1)
+  }
+
+  /** The id map of `value`'s kind (as `object` picks it). */
+  private idsOf(value: object): Map<object, number> {
+    const proto = Object.getPrototypeOf(value) as object | null
+    if (proto === Array.prototype) return this.arrayIds
+    if (proto === Object.prototype || proto === null) return this.plainIds
+    if (proto === Map.prototype || proto === Set.prototype) return this.collectionIds
+    if (typedArrayKindOf.has(proto as object)) return this.typedIds
+    if (proto === ArrayBuffer.prototype) return this.bufferIds
+    return this.registry.byPrototype.get(proto as object)?.ids ?? this.otherIds
   }
 
   // --- bytes
 
   private grow(need: number): void {
+    if (this.chunkBytes > 0) {
+      // The next chunk: what is written stays where it is (no copy, no pause for it).
+      this.chunks.push(this.bytes.subarray(0, this.pos))
+      this.flushed += this.pos
+      this.bytes = new Uint8Array(Math.max(this.chunkBytes, need))
+      this.view = new DataView(this.bytes.buffer)
+      this.pos = 0
+      return
+    }
     let size = this.bytes.length * 2
     while (size < this.pos + need) size *= 2
     const next = new Uint8Array(size)
@@ -482,6 +572,9 @@ class Encoder {
   private rawString(text: string): void {
     // ASCII (the common case) in one pass: one byte per code unit, the length known up front.
     const length = text.length
+    // Room for the longest form first: a lone surrogate rewrites the tag before `start`, which
+    // must then be in the same buffer (the caller made room for the tag with the string).
+    this.ensure(9 + 3 * length)
     const start = this.pos
     this.varint(length)
     this.ensure(length)
@@ -517,17 +610,20 @@ class Encoder {
     if (text.length === 0) return this.u8(T_STRING_EMPTY)
     if (text.length >= LONG_STRING) {
       // Long strings are mostly unique (transaction hashes): written inline, outside the table.
+      this.ensure(10 + 3 * text.length)
       this.u8(T_STRING_LONG)
       this.rawString(text)
       return
     }
-    const known = this.strings.get(text)
+    const strings = this.stringsByLength[text.length]!
+    const known = strings.get(text)
     if (known !== undefined) {
       this.u8(T_STRING_REF)
       this.varint(known)
       return
     }
-    this.strings.set(text, this.strings.size)
+    strings.set(text, this.stringCount++)
+    this.ensure(10 + 3 * text.length)
     this.u8(T_STRING_NEW)
     this.rawString(text)
   }
@@ -565,6 +661,89 @@ class Encoder {
   // --- values
 
   encodeRoot(root: unknown, context: string): Uint8Array {
+    this.begin(root, context)
+    // Deferred bodies, first deferred first (their own deep children are deferred again).
+    for (let i = 0; i < this.deferred.length; i++) this.deferredBody(i)
+    this.u8(T_END)
+    return this.bytes.subarray(0, this.pos)
+  }
+
+  /**
+   * {@link encodeRoot} a step at a time: a step writes deferred bodies until `endStep` says so;
+   * a long map, set or array is written a group of entries at a time, so one can end a step too.
+   */
+  *encodeRootInSlices(root: unknown, context: string, endStep: (bytesInStep: number) => boolean): Generator<void, Array<Uint8Array>, void> {
+    this.begin(root, context)
+    let mark = this.written()
+    const stepEnds = (): boolean => {
+      if (!endStep(this.written() - mark)) return false
+      mark = this.written()
+      return true
+    }
+    for (let i = 0; i < this.deferred.length; i++) {
+      const item = this.deferred[i]!
+      if (item.size > ENTRIES_PER_GROUP) yield* this.longBodyInSteps(i, stepEnds)
+      else this.deferredBody(i)
+      if (stepEnds()) yield
+    }
+    this.u8(T_END)
+    this.chunks.push(this.bytes.subarray(0, this.pos))
+    return this.chunks
+  }
+
+  /** A deferred map, set or array, a group of entries per step when `stepEnds` says so; the same bytes as `body`. */
+  private *longBodyInSteps(i: number, stepEnds: () => boolean): Generator<void, void, void> {
+    const item = this.deferred[i]!
+    this.current = i
+    this.depth = 0
+    this.base = item.at
+    if (!this.unchangedSince(item)) this.changed()
+    let n = 0
+    if (item.kind === K_MAP) {
+      for (const [key, element] of item.value as Map<unknown, unknown>) {
+        this.enter(P_MAP_KEY, n)
+        this.value(key)
+        this.depth--
+        this.enter(P_MAP_VALUE, key)
+        this.value(element)
+        this.depth--
+        if (++n % ENTRIES_PER_GROUP === 0 && stepEnds()) yield
+      }
+    } else if (item.kind === K_SET) {
+      for (const member of item.value as Set<unknown>) {
+        this.enter(P_SET, n)
+        this.value(member)
+        this.depth--
+        if (++n % ENTRIES_PER_GROUP === 0 && stepEnds()) yield
+      }
+    } else {
+      const array = item.value as Array<unknown>
+      for (; n < array.length; ) {
+        const element = array[n]
+        if (element === undefined && !(n in array)) this.u8(T_HOLE)
+        else {
+          this.enter(P_INDEX, n)
+          this.value(element)
+          this.depth--
+        }
+        if (++n % ENTRIES_PER_GROUP === 0 && stepEnds()) yield
+      }
+    }
+    // the size again: an entry added (or removed) between two steps
+    if (n !== item.size || !this.unchangedSince(item)) this.changed()
+    this.u8(integrityOf(item.value))
+  }
+
+  private changed(): never {
+    throw new SnapshotChangedError("the state changed while it was written in slices (a change between two steps of encodeInSlices)", this.pathText())
+  }
+
+  private written(): number {
+    return this.flushed + this.pos
+  }
+
+  /** The header and the root (containers past the slice depth or maxDepth as headers only). */
+  private begin(root: unknown, context: string): void {
     if (!littleEndian) throw new SnapshotEncodeError("snapshots need a little-endian platform", this.rootName)
     this.ensure(8)
     this.view.setUint32(0, MAGIC, true)
@@ -574,15 +753,34 @@ class Encoder {
     this.pos = 8
     this.rawString(context)
     this.value(root)
-    // Deferred bodies, first deferred first (their own deep children are deferred again).
-    for (let i = 0; i < this.deferred.length; i++) {
-      const item = this.deferred[i]!
-      this.current = i
-      this.depth = 0
-      this.body(item.value, item.kind, item.shape)
+  }
+
+  private deferredBody(i: number): void {
+    const item = this.deferred[i]!
+    this.current = i
+    this.depth = 0
+    this.base = item.at
+    // Written in slices, the graph could have changed since the header: refuse rather than
+    // write a body that does not match its header (the caller holds every writer off meanwhile).
+    if (this.sliceDepth > 0 && !this.unchangedSince(item)) this.changed()
+    this.body(item.value, item.kind, item.shape)
+  }
+
+  private unchangedSince(item: Deferred): boolean {
+    switch (item.kind) {
+      case K_ARRAY:
+        return (item.value as Array<unknown>).length === item.size
+      case K_MAP:
+        return (item.value as Map<unknown, unknown>).size === item.size
+      case K_SET:
+        return (item.value as Set<unknown>).size === item.size
+      default: {
+        const keys = item.shape!.keys
+        let k = 0
+        for (const key in item.value) if (keys[k++] !== key) return false
+        return k === keys.length
+      }
     }
-    this.u8(T_END)
-    return this.bytes.subarray(0, this.pos)
   }
 
   private value(value: unknown): void {
@@ -640,7 +838,23 @@ class Encoder {
   }
 
   private object(value: object): void {
-    const id = this.ids.get(value)
+    const proto = Object.getPrototypeOf(value) as object | null
+    let typedKind: number | undefined
+    let cls: PreparedClass | undefined
+    const ids = proto === Array.prototype
+      ? this.arrayIds
+      : proto === Object.prototype || proto === null
+      ? this.plainIds
+      : proto === Map.prototype || proto === Set.prototype
+      ? this.collectionIds
+      : (typedKind = typedArrayKindOf.get(proto)) !== undefined
+      ? this.typedIds
+      : proto === ArrayBuffer.prototype
+      ? this.bufferIds
+      : (cls = this.registry.byPrototype.get(proto)) !== undefined
+      ? cls.ids
+      : this.otherIds
+    const id = ids.get(value)
     if (id !== undefined) {
       if (id >= 0) {
         this.u8(T_REF)
@@ -648,29 +862,37 @@ class Encoder {
         return
       }
       // a well-known object, met for the first time
-      this.ids.set(value, this.nextId++)
+      ids.set(value, this.nextId++)
       this.u8(T_WELL_KNOWN)
       this.string(this.registry.wellKnownByValue.get(value)!)
       return
     }
-    const proto = Object.getPrototypeOf(value) as object | null
     if (this.strict) {
       if (proto === Array.prototype) this.verifyNoExtras(value, "array")
       else if (proto === Map.prototype) this.verifyNoExtras(value, "map")
       else if (proto === Set.prototype) this.verifyNoExtras(value, "set")
-      else if (typedArrayKindOf.has(proto as object)) this.verifyNoExtras(value, "typed array")
+      else if (typedKind !== undefined) this.verifyNoExtras(value, "typed array")
     }
-    if (proto === Array.prototype) return this.container(value, K_ARRAY, undefined)
+    if (proto === Array.prototype) {
+      ids.set(value, this.nextId++)
+      return this.container(value, K_ARRAY, undefined)
+    }
     if (proto === Object.prototype || proto === null) {
-      return this.container(value, K_OBJECT, this.shapeOf(value, proto === null ? PROTO_NULL : PROTO_PLAIN, proto, undefined))
+      const shape = this.shapeOf(value, proto === null ? PROTO_NULL : PROTO_PLAIN, proto, undefined)
+      ids.set(value, this.nextId++)
+      return this.container(value, K_OBJECT, shape)
     }
-    if (proto === Map.prototype) return this.container(value, K_MAP, undefined)
-    if (proto === Set.prototype) return this.container(value, K_SET, undefined)
-    const kind = typedArrayKindOf.get(proto)
-    if (kind !== undefined) return this.typedArray(value as TypedArray, kind)
+    if (proto === Map.prototype || proto === Set.prototype) {
+      ids.set(value, this.nextId++)
+      return this.container(value, proto === Map.prototype ? K_MAP : K_SET, undefined)
+    }
+    if (typedKind !== undefined) return this.typedArray(value as TypedArray, typedKind)
     if (proto === ArrayBuffer.prototype) return this.buffer(value as ArrayBuffer)
-    const cls = this.registry.byPrototype.get(proto)
-    if (cls !== undefined) return this.container(value, K_OBJECT, this.shapeOf(value, cls.index, proto, cls))
+    if (cls !== undefined) {
+      const shape = this.shapeOf(value, cls.index, proto, cls)
+      ids.set(value, this.nextId++)
+      return this.container(value, K_OBJECT, shape)
+    }
     const ctor = (proto as { constructor?: { name?: string } }).constructor
     return this.fail(`an instance of an unregistered class (${typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "unknown"}) cannot be snapshotted`)
   }
@@ -678,7 +900,7 @@ class Encoder {
   private typedArray(value: TypedArray, kind: number): void {
     const buffer = value.buffer
     if (!(buffer instanceof ArrayBuffer)) return this.fail("a typed array over a SharedArrayBuffer cannot be snapshotted")
-    this.ids.set(value, this.nextId++)
+    this.typedIds.set(value, this.nextId++)
     this.u8(T_TYPED)
     this.u8(kind)
     this.varint(value.byteOffset)
@@ -690,7 +912,7 @@ class Encoder {
 
   private buffer(value: ArrayBuffer): void {
     if ((value as { resizable?: boolean }).resizable === true) return this.fail("a resizable ArrayBuffer cannot be snapshotted")
-    this.ids.set(value, this.nextId++)
+    this.bufferIds.set(value, this.nextId++)
     const length = value.byteLength
     this.u8(T_BUFFER)
     this.varint(length)
@@ -787,8 +1009,8 @@ class Encoder {
   }
 
   private container(value: object, kind: number, shape: Shape | undefined): void {
-    this.ids.set(value, this.nextId++)
-    const deferred = this.depth >= maxDepth
+    const depth = this.depth
+    const deferred = depth >= maxDepth || (depth > 0 && this.base + depth <= this.sliceDepth)
     if (deferred) {
       this.u8(T_DEFERRED)
       this.deferred.push({
@@ -796,8 +1018,10 @@ class Encoder {
         kind,
         shape,
         parent: this.current,
-        pathKinds: this.pathKind.slice(0, this.depth),
-        pathKeys: this.pathKey.slice(0, this.depth)
+        pathKinds: this.pathKind.slice(0, depth),
+        pathKeys: this.pathKey.slice(0, depth),
+        at: this.base + depth,
+        size: kind === K_ARRAY ? (value as Array<unknown>).length : kind === K_MAP || kind === K_SET ? (value as Map<unknown, unknown>).size : -1
       })
     }
     // One small function per kind and step: a rarely taken branch inside a shared function can
@@ -989,7 +1213,51 @@ const describeKey = (key: unknown): string => {
 
 /** Serializes everything reachable from `root`. Throws {@link SnapshotEncodeError} on anything it cannot restore exactly. */
 export const encode = (registry: PreparedRegistry, root: unknown, options: EncodeOptions): Uint8Array =>
-  new Encoder(registry, options.sizeHint ?? 1 << 20, options.rootName ?? "root", options.strict === true).encodeRoot(root, options.context)
+  exclusively(registry, () => new Encoder(registry, options.sizeHint ?? 1 << 20, options.rootName ?? "root", options.strict === true).encodeRoot(root, options.context))
+
+/**
+ * {@link encode} a step at a time, so a caller can let other work run between steps (a service
+ * answering reads while its state is written): each `next()` writes bodies until `endStep`; the
+ * result is the bytes in chunks, which concatenated are bytes `decode` reads (the same graph as
+ * `encode` writes, deferred differently). Nothing reachable from `root` may change until the
+ * last step (a change of a container's size or keys that is still to be written is refused with
+ * {@link SnapshotEncodeError}; other changes would be written as they are then). One encoding
+ * per registry at a time: another `encode` of the same registry before this one finished (or was
+ * ended with `return()`) throws.
+ */
+export function* encodeInSlices(
+  registry: PreparedRegistry,
+  root: unknown,
+  options: EncodeOptions & SliceOptions
+): Generator<void, ReadonlyArray<Uint8Array>, void> {
+  if (busy.has(registry)) throw new SnapshotEncodeError("another encoding of this registry is in progress", options.rootName ?? "root")
+  busy.add(registry)
+  try {
+    const encoder = new Encoder(registry, options.chunkBytes, options.rootName ?? "root", options.strict === true, options)
+    return yield* encoder.encodeRootInSlices(root, options.context, options.endStep)
+  } finally {
+    release(registry)
+  }
+}
+
+/** Registries being encoded: an encoder keeps its shapes on the registry's classes, so one at a time. */
+const busy = new WeakSet<PreparedRegistry>()
+
+const exclusively = <A>(registry: PreparedRegistry, encodeNow: () => A): A => {
+  if (busy.has(registry)) throw new SnapshotEncodeError("another encoding of this registry is in progress", "root")
+  busy.add(registry)
+  try {
+    return encodeNow()
+  } finally {
+    release(registry)
+  }
+}
+
+/** The encoding of `registry` is over: its classes' id maps let go of the objects they name. */
+const release = (registry: PreparedRegistry): void => {
+  for (const cls of registry.classes) cls.ids = new Map()
+  busy.delete(registry)
+}
 
 // --- decoding --------------------------------------------------------------------------------
 

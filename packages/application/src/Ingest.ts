@@ -210,6 +210,9 @@ export const checkBatch = (
   const events: Array<MarketEvent> = []
   const bodies: Array<string | undefined> | undefined = decoded.bodies === undefined ? undefined : []
   const launchedInBatch = new Map<string, PendingLaunch>()
+  // The first event of the batch under each id: a repeat must be the same event (a repeat is a
+  // duplicate, which changes nothing; another event under a taken id is an indexer's mistake).
+  const firstWithId = new Map<string, number>()
   // The launch of a token in a batch accepted before this one (first: it comes first in the log),
   // or earlier in this batch (a launch counts itself: the same id is no second launch).
   const launchAhead = (chain: Chain.Chain, address: string): PendingLaunch | undefined => {
@@ -224,6 +227,15 @@ export const checkBatch = (
       // refused for what is wrong with them, not once more as of an unknown token.
       const refused = decoded.refusedLaunches.get(i)
       if (refused !== undefined && !launchedInBatch.has(refused.key)) launchedInBatch.set(refused.key, refused.launch)
+      continue
+    }
+    const earlier = firstWithId.get(event.id)
+    if (earlier === undefined) firstWithId.set(event.id, i)
+    else if (!sameEvent(decoded.events[earlier]!, event)) {
+      issues.push({
+        field: `events[${i}].id`,
+        message: withId(event.id, `is the id of events[${earlier}], a different event; an id names one event (a repeat must be the same event, and is then a duplicate)`)
+      })
       continue
     }
     if (event.timestamp > now + maxFutureMs) {
@@ -248,6 +260,9 @@ export const checkBatch = (
   }
   return issues.length > 0 ? { issues } : { events, bodies }
 }
+
+/** Whether two decoded events are the same event (their stored form, field for field). */
+const sameEvent = (a: MarketEvent, b: MarketEvent): boolean => a === b || Events.marketEventJson(a) === Events.marketEventJson(b)
 
 /**
  * Decodes and checks a batch against the market as it is plus the batch's own earlier events

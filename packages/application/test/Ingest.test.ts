@@ -260,6 +260,28 @@ describe("Ingest", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("an id names one event: a repeat in a batch is a duplicate when it is the same event, refused when it is another", () => {
+    const { store, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const at = wire.findIndex((e) => e.type === "swap")
+      const head = wire.slice(0, at)
+      const swap = wire[at] as Record<string, unknown>
+      // another event under the same id (an amount changed): refused whole, on the repeat's id
+      const changed = { ...swap, tokenAmount: `${String(swap.tokenAmount)}0` }
+      const refused = yield* Effect.flip(ingest.ingest([...head, swap, changed]))
+      expect(refused._tag).toBe("ValidationFailed")
+      if (refused._tag === "ValidationFailed") {
+        expect(refused.issues.map((i) => i.field)).toEqual([`events[${at + 1}].id`])
+        expect(refused.issues[0]!.message).toContain(`is the id of events[${at}], a different event`)
+      }
+      expect(store.log.length).toBe(0)
+      // the same event again, its fields in another order: a duplicate
+      const reordered = Object.fromEntries(Object.entries(swap).reverse())
+      expect(yield* ingest.ingest([...head, swap, reordered])).toEqual({ accepted: at + 1, duplicates: 1 })
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("the raw values are decoded when ingest is called: the effect runs again (duplicates) without reading them", () => {
     const { store, layer } = setup()
     return Effect.gen(function*() {

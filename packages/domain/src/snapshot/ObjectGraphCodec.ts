@@ -701,19 +701,12 @@ class Encoder {
     let n = 0
     if (item.kind === K_MAP) {
       for (const [key, element] of item.value as Map<unknown, unknown>) {
-        this.enter(P_MAP_KEY, n)
-        this.value(key)
-        this.depth--
-        this.enter(P_MAP_VALUE, key)
-        this.value(element)
-        this.depth--
+        this.mapEntry(key, element, n)
         if (++n % ENTRIES_PER_GROUP === 0 && stepEnds()) yield
       }
     } else if (item.kind === K_SET) {
       for (const member of item.value as Set<unknown>) {
-        this.enter(P_SET, n)
-        this.value(member)
-        this.depth--
+        this.setMember(member, n)
         if (++n % ENTRIES_PER_GROUP === 0 && stepEnds()) yield
       }
     } else {
@@ -1123,25 +1116,27 @@ class Encoder {
 
   private mapBody(map: Map<unknown, unknown>): void {
     let i = 0
-    map.forEach((element, key) => {
-      this.enter(P_MAP_KEY, i)
-      this.value(key)
-      this.depth--
-      this.enter(P_MAP_VALUE, key)
-      this.value(element)
-      this.depth--
-      i++
-    })
+    map.forEach((element, key) => this.mapEntry(key, element, i++))
   }
 
   private setBody(set: Set<unknown>): void {
     let i = 0
-    set.forEach((member) => {
-      this.enter(P_SET, i)
-      this.value(member)
-      this.depth--
-      i++
-    })
+    set.forEach((member) => this.setMember(member, i++))
+  }
+
+  private mapEntry(key: unknown, element: unknown, i: number): void {
+    this.enter(P_MAP_KEY, i)
+    this.value(key)
+    this.depth--
+    this.enter(P_MAP_VALUE, key)
+    this.value(element)
+    this.depth--
+  }
+
+  private setMember(member: unknown, i: number): void {
+    this.enter(P_SET, i)
+    this.value(member)
+    this.depth--
   }
 }
 

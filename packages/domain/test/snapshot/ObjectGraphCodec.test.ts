@@ -43,6 +43,20 @@ const encode = (value: unknown) => Codec.encode(registry, value, { context, root
 const decode = (bytes: Uint8Array) => Codec.decode(registry, bytes, context)
 const roundTrip = <A>(value: A): A => decode(encode(value)) as A
 
+/** Any value the codec promises to keep: every kind, nested up to `maxDepth`. */
+const anyValue = (maxDepth: number) =>
+  fc.anything({
+    withBigInt: true,
+    withMap: true,
+    withSet: true,
+    withNullPrototype: true,
+    withTypedArray: true,
+    withSparseArray: true,
+    withObjectString: true,
+    stringUnit: "binary",
+    maxDepth
+  })
+
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i])
 
 describe("ObjectGraphCodec: values", () => {
@@ -206,17 +220,7 @@ describe("ObjectGraphCodec: values", () => {
   it("round-trips arbitrary values (re-encoding the restored graph gives the same bytes)", () => {
     fc.assert(
       fc.property(
-        fc.anything({
-          withBigInt: true,
-          withMap: true,
-          withSet: true,
-          withNullPrototype: true,
-          withTypedArray: true,
-          withSparseArray: true,
-          withObjectString: true,
-          stringUnit: "binary",
-          maxDepth: 4
-        }),
+        anyValue(4),
         (value) => {
           const bytes = encode(value)
           const back = decode(bytes)
@@ -253,17 +257,7 @@ describe("ObjectGraphCodec: in slices", () => {
   it("writes the graph encode writes (decoded and encoded again: the same bytes), whatever the depth, step and chunk sizes", () => {
     fc.assert(
       fc.property(
-        fc.anything({
-          withBigInt: true,
-          withMap: true,
-          withSet: true,
-          withNullPrototype: true,
-          withTypedArray: true,
-          withSparseArray: true,
-          withObjectString: true,
-          stringUnit: "binary",
-          maxDepth: 5
-        }),
+        anyValue(5),
         fc.integer({ min: 1, max: 6 }),
         fc.integer({ min: 1, max: 300 }),
         fc.integer({ min: 0, max: 200 }),

@@ -22,6 +22,8 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Context } from "effect"
 import * as ClientErrors from "./ClientErrors.js"
+import * as ErrorResponses from "./ErrorResponses.js"
+import * as RequestId from "./RequestId.js"
 
 /** The body of a successful read of this URL (path and query as sent), or undefined to decline. */
 export type DirectRoute = (url: string) => Uint8Array | undefined
@@ -76,14 +78,46 @@ export const ownRequests = (server: Server): DirectRequests => {
     }
     return off.call(this, event, listener)
   }
+  // Once the server stops (`close`), every response closes its connection: a client's kept-alive
+  // connections must not carry new requests into the stop, which waits for every connection to
+  // close (Node closes only the idle ones; a soak saw a stop take 25 s, accepting ingest all along).
+  // Responses still being worked on then (Effect's, answered later) are told too.
+  let stopping = false
+  const pending = new Set<ServerResponse>()
+  const settled = function(this: ServerResponse) {
+    pending.delete(this)
+  }
+  const close = server.close
+  server.close = function(this: Server, callback?: (error?: Error) => void) {
+    stopping = true
+    for (const response of pending) if (!response.headersSent) response.shouldKeepAlive = false
+    return close.call(this, callback)
+  } as Server["close"]
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {
+    if (stopping) response.shouldKeepAlive = false
     if (direct !== undefined && answered(direct, request, response)) {
       answeredCount++
       return
     }
-    if (fallback !== undefined) return fallback(request, response)
-    response.statusCode = 503
-    response.end()
+    if (fallback !== undefined) {
+      fallback(request, response)
+      if (!response.writableEnded) {
+        pending.add(response)
+        response.once("close", settled)
+      }
+      return
+    }
+    // The request pipeline is gone (the last moments of a stop): the envelope, not a bare 503.
+    const body = ErrorResponses.encodeEnvelope(ErrorResponses.stopping)
+    const sentId = request.headers["x-request-id"]
+    response.shouldKeepAlive = false
+    response.writeHead(503, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "x-request-id": RequestId.fromHeader(typeof sentId === "string" ? sentId : undefined),
+      "retry-after": "1"
+    })
+    response.end(body)
   }
   on.call(server, "request", onRequest)
   // An `Expect` other than 100-continue: served as if it were not there (RFC 9110 lets a server

@@ -88,6 +88,12 @@ export const rateLimited = (scope: "key" | "ip"): WireError => ({
     : "Request budget of this IP address exhausted. Wait the Retry-After seconds, then retry."
 })
 
+export const stopping: WireError = {
+  status: 503,
+  code: "SERVICE_UNAVAILABLE",
+  message: "The service is stopping. Retry with backoff: another instance, or this one once it is back, will answer."
+}
+
 export const internalError: WireError = {
   status: 500,
   code: "INTERNAL_ERROR",

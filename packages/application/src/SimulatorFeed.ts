@@ -29,6 +29,12 @@ export const defaultSimulatorFeedOptions: SimulatorFeedOptions = {
 /** Largest batch handed to the market at once during warm-up (keeps each fold step short). */
 const warmUpBatch = 20_000
 
+/**
+ * Largest batch handed to the market at once while serving: about 25 ms of folding (a tick at
+ * the default rate brings a few dozen events; more only after a stall).
+ */
+export const liveBatch = 1_000
+
 export type Publish = (events: ReadonlyArray<MarketEvent>) => Effect.Effect<void>
 
 /**
@@ -64,7 +70,12 @@ const feedLive = (simulator: Simulator.MarketSimulator, market: Market["Service"
     for (;;) {
       const at = yield* Clock.currentTimeMillis
       const events = simulator.advance(at)
-      if (events.length > 0) yield* apply(events)
+      // After a stall (folding held by a snapshot, a slow store) a tick brings seconds of events:
+      // folded in slices, each its own batch, so no single fold holds the event loop for long.
+      for (let i = 0; i < events.length; i += liveBatch) {
+        yield* apply(i === 0 && events.length <= liveBatch ? events : events.slice(i, i + liveBatch))
+        if (i + liveBatch < events.length) yield* Effect.yieldNow
+      }
       yield* Effect.sleep(Duration.millis(tickMs))
     }
   })

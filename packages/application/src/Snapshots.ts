@@ -208,7 +208,7 @@ export const make = (settings: SnapshotSettings) =>
     const takeNow: Effect.Effect<TakeOutcome> = Effect.gen(function*() {
       if (broken !== undefined) return { _tag: "Skipped", reason: broken } as const
       // The trade archive must hold every trade the snapshot covers (TradeHistory.ts): written
-      // first, and checked empty again in the pause below.
+      // first, and checked empty again under the write lock below.
       if (Option.isSome(history)) yield* history.value.flush
       // The engine and the seq it reflects, with the market's writers held off: a step of the
       // serialization per event-loop turn, reads served between the steps.

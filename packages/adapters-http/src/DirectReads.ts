@@ -18,6 +18,10 @@
  * plain shape a route accepts — is declined before anything is spent and goes to Effect's handler
  * unchanged, so every answer other than the successful read comes from one place. A test sends the
  * same requests both ways and compares the answers (apps/server/test/http/direct-reads.test.ts).
+ *
+ * Owning the server's `request` event, it also answers for the stop: once the server stops
+ * listening, every response closes its connection, and a request that arrives after Effect's
+ * handler is gone gets the 503 envelope (packages/adapters-http/test/DirectReads.test.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Context } from "effect"

@@ -98,7 +98,12 @@ export const ownRequests = (server: Server): DirectRequests => {
     return close.call(this, callback)
   } as Server["close"]
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {
-    if (stopping) response.shouldKeepAlive = false
+    if (stopping) {
+      response.shouldKeepAlive = false
+      // Pipelined behind a response that closes the connection: it could never be answered, so
+      // it must not be carried out either (an ingest batch committed but never acknowledged).
+      if ((request.socket as { _httpMessage?: unknown })._httpMessage !== response) return
+    }
     if (direct !== undefined && answered(direct, request, response)) {
       answeredCount++
       return

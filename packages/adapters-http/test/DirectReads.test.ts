@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, createServer, request } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import { connect } from "node:net"
 import type { AddressInfo } from "node:net"
 import { DirectReads } from "@spot/adapters-http"
 
@@ -57,6 +58,37 @@ describe("the request listener while the service stops", () => {
     for (let waited = 0; !closed && waited < 2_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
     expect(closed).toBe(true)
     agent.destroy()
+  })
+
+  it("does not carry out a request pipelined behind a response that closes the connection: it could never be answered", async () => {
+    const server = createServer()
+    DirectReads.ownRequests(server)
+    const handled: Array<string> = []
+    let release: (() => void) | undefined
+    server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      handled.push(req.url!)
+      if (req.url === "/first") release = () => res.end("first")
+      else res.end("other")
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    const socket = connect(port, "127.0.0.1")
+    let received = ""
+    socket.setEncoding("utf8")
+    socket.on("data", (chunk: string) => (received += chunk))
+    const ended = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+    socket.write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+    while (release === undefined) await new Promise((resolve) => setTimeout(resolve, 5))
+    server.close()
+    // sent after the stop began, behind the first request's response on the same connection
+    socket.write("GET /second HTTP/1.1\r\nHost: x\r\n\r\n")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    release()
+    await ended
+    expect(handled).toEqual(["/first"])
+    expect(received).toContain("Connection: close")
+    expect(received).toContain("first")
+    expect(received).not.toContain("other")
   })
 
   it("answers the envelope (503 SERVICE_UNAVAILABLE, its request id) when the request pipeline is gone", async () => {

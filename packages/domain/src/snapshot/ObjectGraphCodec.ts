@@ -454,9 +454,10 @@ class Encoder {
   private nextId = 0
   /**
    * The table of short strings written so far (their index in order of first use), one map per
-   * length: smaller maps, shorter rehashes (see `plainIds`).
+   * length and last character: smaller maps, shorter rehashes (see `plainIds`). Addresses of one
+   * chain all have one length; their last characters spread them over 16 (hex) to 58 (base58) maps.
    */
-  private readonly stringsByLength: Array<Map<string, number>> = Array.from({ length: LONG_STRING }, () => new Map())
+  private readonly stringTables: Array<Map<string, number> | undefined> = new Array(LONG_STRING * 64)
   private stringCount = 0
   private nextShape = 0
   private readonly plainShapes: Array<Shape> = []
@@ -615,7 +616,8 @@ class Encoder {
       this.rawString(text)
       return
     }
-    const strings = this.stringsByLength[text.length]!
+    const table = text.length * 64 + (text.charCodeAt(text.length - 1) & 63)
+    const strings = this.stringTables[table] ?? (this.stringTables[table] = new Map())
     const known = strings.get(text)
     if (known !== undefined) {
       this.u8(T_STRING_REF)

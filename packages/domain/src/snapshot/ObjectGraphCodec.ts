@@ -420,14 +420,14 @@ export interface EncodeOptions {
 /** How {@link encodeInSlices} divides its work. */
 export interface SliceOptions {
   /**
-   * Asked after each deferred body with the bytes written in the step so far: true ends the step
-   * (a body is never split, so a step runs at least one body).
+   * Asked after each deferred body (and each group of a long collection's entries) with the
+   * bytes written in the step so far: true ends the step (a step writes at least one of them).
    */
   readonly endStep: (bytesInStep: number) => boolean
   /**
-   * Containers this deep from the root (1: the root's own fields and elements; 2: theirs) are
-   * deferred, each its own body, so no body is larger than what one of them holds: for the
-   * engine, 3 makes a body of each token's book, holder book, tape, trade feed and positions.
+   * Containers at depths 1 to `depth` from the root (1: the root's own fields and elements; 2:
+   * theirs) are deferred, each its own body, so no body holds more than one of them does (the
+   * engine's snapshot uses 4: EngineSnapshot.snapshotInSlices says what that makes bodies of).
    */
   readonly depth: number
   /** The output is chunks of about this many bytes (never a copy of what is already written). */

@@ -200,8 +200,12 @@ export const make = (settings: SnapshotSettings) =>
           }
         })
         const loop: Effect.Effect<Serialized> = Effect.flatMap(step, (done) => done === "more" ? Effect.andThen(Effect.yieldNow, loop) : Effect.succeed(done))
-        // Interrupted (a shutdown's timeout): end the encoding, which frees the codec for the next.
-        return Effect.ensuring(loop, Effect.sync(() => void steps.return([])))
+        // Interrupted (the periodic one by a stop, the stop's by its timeout): end the encoding,
+        // which frees the codec for the next, and say so (a stop's own snapshot follows).
+        return loop.pipe(
+          Effect.onInterrupt(() => Effect.logInfo(`snapshot at seq ${seq} not finished: interrupted after ${count} step${count === 1 ? "" : "s"}`)),
+          Effect.ensuring(Effect.sync(() => void steps.return([])))
+        )
       })
     })
 

@@ -5,7 +5,7 @@
  * replay's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { Ingest, Market, Snapshots } from "@spot/application"
 import type { RestoreOutcome, SnapshotHeader, SnapshotSettings } from "@spot/application"
 import { Simulator } from "@spot/domain"
@@ -192,6 +192,28 @@ describe("Snapshots use case", () => {
     const result = await restart(log, files)
     expect(result.outcome).toMatchObject({ _tag: "Restored", seq: 2_500 })
     expect(result.tail).toBe(events.length - 2_500)
+    expect(result.answers).toBe(expected)
+  })
+
+  it("a stop during a periodic snapshot's steps ends it, frees the lock, and writes its own", async () => {
+    const log = MemoryEventStore.makeUnsafe()
+    const files = MemorySnapshotStore.makeUnsafe()
+    const writer = await start(log, files, "log-1", { enabled: true, everyEvents: 1_000, minIntervalMs: 0, checkEveryMs: 5, stepMs: 0 })
+    await run(writer.snapshots.restore)
+    await run(writer.snapshots.startPeriodic)
+    await run(writer.ingest.publishTrusted(events.slice(0, 2_500)))
+    // the periodic snapshot holds the write lock while it writes, a step per turn
+    const lockTaken = () => Option.isNone(Effect.runSync(writer.market.writeLock.withPermitsIfAvailable(1)(Effect.void)))
+    let turns = 0
+    while (!lockTaken() && turns++ < 10_000) await new Promise((resolve) => setImmediate(resolve))
+    expect(lockTaken()).toBe(true)
+    expect(files.entries.size).toBe(0)
+    const expected = served(writer.market)
+    await writer.close()
+    // only the stop's snapshot: the periodic one was ended, and the lock it held freed for it
+    expect([...files.entries.values()].map((entry) => entry.header.seq)).toEqual([2_500])
+    const result = await restart(log, files)
+    expect(result.outcome).toMatchObject({ _tag: "Restored", seq: 2_500 })
     expect(result.answers).toBe(expected)
   })
 

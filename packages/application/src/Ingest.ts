@@ -132,6 +132,8 @@ export interface DecodedBatch {
   readonly issues: ReadonlyMap<number, ReadonlyArray<FieldIssue>>
   /** Of those, the launches that name their token (chain and address readable): the token's key and the launch. */
   readonly refusedLaunches: ReadonlyMap<number, { readonly key: string; readonly launch: PendingLaunch }>
+  /** Of those, the ones whose `id` is readable: the id (an event repeating it is another event). */
+  readonly refusedIds: ReadonlyMap<number, string>
 }
 
 /**
@@ -149,6 +151,7 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
   const bodies: Array<string | undefined> | undefined = texts === undefined ? undefined : new Array<string | undefined>(batch.length)
   const issues = new Map<number, Array<FieldIssue>>()
   const refusedLaunches = new Map<number, { readonly key: string; readonly launch: PendingLaunch }>()
+  const refusedIds = new Map<number, string>()
   for (let i = 0; i < batch.length; i++) {
     const raw = batch[i]
     const fast = Events.decodeMarketEventFast(raw)
@@ -166,6 +169,7 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
       continue
     }
     const id = idOf(raw)
+    if (id !== undefined) refusedIds.set(i, id)
     const found: Array<FieldIssue> = []
     for (const reason of decoded.cause.reasons) {
       if (reason._tag !== "Fail") continue
@@ -177,7 +181,7 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
     const launch = refusedLaunchOf(raw)
     if (launch !== undefined) refusedLaunches.set(i, launch)
   }
-  return { events, bodies, issues, refusedLaunches }
+  return { events, bodies, issues, refusedLaunches, refusedIds }
 }
 
 /** A raw `tokenLaunched` that did not decode but names its chain and token: its token's key. */
@@ -223,6 +227,8 @@ export const checkBatch = (
     const event = decoded.events[i]
     if (event === undefined) {
       for (const issue of decoded.issues.get(i) ?? []) issues.push(issue)
+      const refusedId = decoded.refusedIds.get(i)
+      if (refusedId !== undefined && !firstWithId.has(refusedId)) firstWithId.set(refusedId, i)
       // A launch that did not decode still launches its token for the events after it: they are
       // refused for what is wrong with them, not once more as of an unknown token.
       const refused = decoded.refusedLaunches.get(i)
@@ -231,7 +237,7 @@ export const checkBatch = (
     }
     const earlier = firstWithId.get(event.id)
     if (earlier === undefined) firstWithId.set(event.id, i)
-    else if (!sameEvent(decoded.events[earlier]!, event)) {
+    else if (decoded.events[earlier] === undefined || !sameEvent(decoded.events[earlier], event)) {
       issues.push({
         field: `events[${i}].id`,
         message: withId(event.id, `is the id of events[${earlier}], a different event; an id names one event (a repeat must be the same event, and is then a duplicate)`)

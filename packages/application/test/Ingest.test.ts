@@ -276,6 +276,11 @@ describe("Ingest", () => {
         expect(refused.issues[0]!.message).toContain(`is the id of events[${at}], a different event`)
       }
       expect(store.log.length).toBe(0)
+      // the first copy does not decode: the second is another event too, and says so
+      const broken = { ...swap, tokenAmount: "abc" }
+      const both = yield* Effect.flip(ingest.ingest([...head, broken, swap]))
+      expect(both._tag === "ValidationFailed" && both.issues.map((i) => i.field)).toEqual([`events[${at}].tokenAmount`, `events[${at + 1}].id`])
+      expect(store.log.length).toBe(0)
       // the same event again, its fields in another order: a duplicate
       const reordered = Object.fromEntries(Object.entries(swap).reverse())
       expect(yield* ingest.ingest([...head, swap, reordered])).toEqual({ accepted: at + 1, duplicates: 1 })

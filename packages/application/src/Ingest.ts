@@ -78,8 +78,8 @@ export interface IngestShape {
   readonly catchUp: Effect.Effect<number, StoreUnavailable>
   /**
    * The seq of the last logged event folded into the market (0: none). The market changes only
-   * together with it, in one synchronous step, so between two steps the market is exactly
-   * `fold(log[1..foldedSeq()])` (engine snapshots rely on it).
+   * together with it, in one synchronous step under `Market.writeLock`, so whoever holds that
+   * lock sees the market exactly `fold(log[1..foldedSeq()])` (engine snapshots rely on it).
    */
   readonly foldedSeq: () => number
   /**

@@ -73,7 +73,7 @@ const feedLive = (simulator: Simulator.MarketSimulator, market: Market["Service"
       // After a stall (folding held by a snapshot, a slow store) a tick brings seconds of events:
       // folded in slices, each its own batch, so no single fold holds the event loop for long.
       for (let i = 0; i < events.length; i += liveBatch) {
-        yield* apply(i === 0 && events.length <= liveBatch ? events : events.slice(i, i + liveBatch))
+        yield* apply(events.length <= liveBatch ? events : events.slice(i, i + liveBatch))
         if (i + liveBatch < events.length) yield* Effect.yieldNow
       }
       yield* Effect.sleep(Duration.millis(tickMs))

@@ -279,8 +279,6 @@ interface PreparedClass {
   readonly transient: ReadonlyMap<string, unknown>
   /** Shapes seen for this class while encoding (usually one). */
   shapes: Array<Shape>
-  /** Encoding: the ids of this class's instances met so far (see `Encoder.plainIds`). */
-  ids: Map<object, number>
 }
 
 interface Shape {
@@ -360,7 +358,7 @@ export const prepareRegistry = (registry: CodecRegistry): PreparedRegistry => {
       if (!isPrimitive(value)) throw new SnapshotRegistryError(`class ${entry.name}: transient ${key} must reset to a primitive`)
       transient.set(key, value)
     }
-    const prepared: PreparedClass = { index: classes.length, name: entry.name, prototype: ctor.prototype as object, transient, shapes: [], ids: new Map() }
+    const prepared: PreparedClass = { index: classes.length, name: entry.name, prototype: ctor.prototype as object, transient, shapes: [] }
     classes.push(prepared)
     byPrototype.set(prepared.prototype, prepared)
     byName.set(entry.name, prepared)
@@ -387,6 +385,13 @@ const P_MAP_KEY = 2
 const P_MAP_VALUE = 3
 const P_SET = 4
 const P_BUFFER = 5
+
+/** What the encoder knows of a prototype (see `Encoder.protos`). */
+interface ProtoEntry {
+  readonly ids: Map<object, number>
+  readonly typedKind: number | undefined
+  readonly cls: PreparedClass | undefined
+}
 
 interface Deferred {
   readonly value: object
@@ -439,16 +444,16 @@ class Encoder {
   private view: DataView
   private pos = 0
   /**
-   * The ids of the objects met so far (-1: a well-known object not met yet), one map per kind of
-   * object (and one per registered class, on the class): a map rehashes all its entries each time
-   * it doubles, which for a million objects held the event loop a quarter of a second in one go;
-   * kept apart, no map holds more than one kind's share, and a lookup still costs one map.
+   * What the encoder knows of each prototype it handles: the map of ids of its objects met so far
+   * (-1: a well-known object not met yet), and its typed-array kind or registered class. One id
+   * map per kind of object (arrays, plain objects, maps and sets, typed arrays, buffers) and per
+   * registered class: a map rehashes all its entries each time it doubles, which for a million
+   * objects held the event loop a quarter of a second in one go; kept apart, no map holds more
+   * than one kind's share, and a lookup still costs one map.
    */
-  private readonly plainIds = new Map<object, number>()
-  private readonly arrayIds = new Map<object, number>()
-  private readonly collectionIds = new Map<object, number>()
-  private readonly typedIds = new Map<object, number>()
-  private readonly bufferIds = new Map<object, number>()
+  private readonly protos = new Map<object, ProtoEntry>()
+  /** Plain objects of a null prototype share the plain objects' ids. */
+  private readonly nullProto: ProtoEntry
   /** Well-known objects of other prototypes. */
   private readonly otherIds = new Map<object, number>()
   private nextId = 0
@@ -483,7 +488,7 @@ class Encoder {
     sizeHint: number,
     private readonly rootName: string,
     private readonly strict: boolean,
-    slicing?: Omit<SliceOptions, "sliceBytes">
+    slicing?: Pick<SliceOptions, "depth" | "chunkBytes">
   ) {
     this.sliceDepth = slicing?.depth ?? 0
     this.chunkBytes = slicing?.chunkBytes ?? 0
@@ -491,20 +496,26 @@ class Encoder {
     this.view = new DataView(this.bytes.buffer)
     for (const cls of registry.classes) {
       cls.shapes = []
-      cls.ids = new Map()
+      this.protos.set(cls.prototype, { ids: new Map(), typedKind: undefined, cls })
     }
-    for (const value of registry.wellKnownByValue.keys()) this.idsOf(value).set(value, -1)
+    const plain: ProtoEntry = { ids: new Map(), typedKind: undefined, cls: undefined }
+    this.nullProto = plain
+    this.protos.set(Object.prototype, plain)
+    this.protos.set(Array.prototype, { ids: new Map(), typedKind: undefined, cls: undefined })
+    const collections = new Map<object, number>()
+    this.protos.set(Map.prototype, { ids: collections, typedKind: undefined, cls: undefined })
+    this.protos.set(Set.prototype, { ids: collections, typedKind: undefined, cls: undefined })
+    const typed = new Map<object, number>()
+    for (const [proto, typedKind] of typedArrayKindOf) this.protos.set(proto, { ids: typed, typedKind, cls: undefined })
+    this.protos.set(ArrayBuffer.prototype, { ids: new Map(), typedKind: undefined, cls: undefined })
+    for (const value of registry.wellKnownByValue.keys()) {
+      const ids = this.entryOf(Object.getPrototypeOf(value) as object | null)?.ids ?? this.otherIds
+      ids.set(value, -1)
+    }
   }
 
-  /** The id map of `value`'s kind (as `object` picks it). */
-  private idsOf(value: object): Map<object, number> {
-    const proto = Object.getPrototypeOf(value) as object | null
-    if (proto === Array.prototype) return this.arrayIds
-    if (proto === Object.prototype || proto === null) return this.plainIds
-    if (proto === Map.prototype || proto === Set.prototype) return this.collectionIds
-    if (typedArrayKindOf.has(proto as object)) return this.typedIds
-    if (proto === ArrayBuffer.prototype) return this.bufferIds
-    return this.registry.byPrototype.get(proto as object)?.ids ?? this.otherIds
+  private entryOf(proto: object | null): ProtoEntry | undefined {
+    return proto === null ? this.nullProto : this.protos.get(proto)
   }
 
   // --- bytes
@@ -695,11 +706,7 @@ class Encoder {
 
   /** A deferred map, set or array, a group of entries per step when `stepEnds` says so; the same bytes as `body`. */
   private *longBodyInSteps(i: number, stepEnds: () => boolean): Generator<void, void, void> {
-    const item = this.deferred[i]!
-    this.current = i
-    this.depth = 0
-    this.base = item.at
-    if (!this.unchangedSince(item)) this.changed()
+    const item = this.enterDeferred(i)
     let n = 0
     if (item.kind === K_MAP) {
       for (const [key, element] of item.value as Map<unknown, unknown>) {
@@ -713,14 +720,8 @@ class Encoder {
       }
     } else {
       const array = item.value as Array<unknown>
-      for (; n < array.length; ) {
-        const element = array[n]
-        if (element === undefined && !(n in array)) this.u8(T_HOLE)
-        else {
-          this.enter(P_INDEX, n)
-          this.value(element)
-          this.depth--
-        }
+      while (n < array.length) {
+        this.arrayElement(array, n)
         if (++n % ENTRIES_PER_GROUP === 0 && stepEnds()) yield
       }
     }
@@ -751,6 +752,12 @@ class Encoder {
   }
 
   private deferredBody(i: number): void {
+    const item = this.enterDeferred(i)
+    this.body(item.value, item.kind, item.shape)
+  }
+
+  /** Makes deferred body `i` the one being written; in slices, first checks it still matches its header. */
+  private enterDeferred(i: number): Deferred {
     const item = this.deferred[i]!
     this.current = i
     this.depth = 0
@@ -758,7 +765,7 @@ class Encoder {
     // Written in slices, the graph could have changed since the header: refuse rather than
     // write a body that does not match its header (the caller holds every writer off meanwhile).
     if (this.sliceDepth > 0 && !this.unchangedSince(item)) this.changed()
-    this.body(item.value, item.kind, item.shape)
+    return item
   }
 
   private unchangedSince(item: Deferred): boolean {
@@ -834,21 +841,10 @@ class Encoder {
 
   private object(value: object): void {
     const proto = Object.getPrototypeOf(value) as object | null
-    let typedKind: number | undefined
-    let cls: PreparedClass | undefined
-    const ids = proto === Array.prototype
-      ? this.arrayIds
-      : proto === Object.prototype || proto === null
-      ? this.plainIds
-      : proto === Map.prototype || proto === Set.prototype
-      ? this.collectionIds
-      : (typedKind = typedArrayKindOf.get(proto)) !== undefined
-      ? this.typedIds
-      : proto === ArrayBuffer.prototype
-      ? this.bufferIds
-      : (cls = this.registry.byPrototype.get(proto)) !== undefined
-      ? cls.ids
-      : this.otherIds
+    const entry = this.entryOf(proto)
+    const ids = entry?.ids ?? this.otherIds
+    const typedKind = entry?.typedKind
+    const cls = entry?.cls
     const id = ids.get(value)
     if (id !== undefined) {
       if (id >= 0) {
@@ -881,8 +877,8 @@ class Encoder {
       ids.set(value, this.nextId++)
       return this.container(value, proto === Map.prototype ? K_MAP : K_SET, undefined)
     }
-    if (typedKind !== undefined) return this.typedArray(value as TypedArray, typedKind)
-    if (proto === ArrayBuffer.prototype) return this.buffer(value as ArrayBuffer)
+    if (typedKind !== undefined) return this.typedArray(value as TypedArray, typedKind, ids)
+    if (proto === ArrayBuffer.prototype) return this.buffer(value as ArrayBuffer, ids)
     if (cls !== undefined) {
       const shape = this.shapeOf(value, cls.index, proto, cls)
       ids.set(value, this.nextId++)
@@ -892,10 +888,10 @@ class Encoder {
     return this.fail(`an instance of an unregistered class (${typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "unknown"}) cannot be snapshotted`)
   }
 
-  private typedArray(value: TypedArray, kind: number): void {
+  private typedArray(value: TypedArray, kind: number, ids: Map<object, number>): void {
     const buffer = value.buffer
     if (!(buffer instanceof ArrayBuffer)) return this.fail("a typed array over a SharedArrayBuffer cannot be snapshotted")
-    this.typedIds.set(value, this.nextId++)
+    ids.set(value, this.nextId++)
     this.u8(T_TYPED)
     this.u8(kind)
     this.varint(value.byteOffset)
@@ -905,9 +901,9 @@ class Encoder {
     this.depth--
   }
 
-  private buffer(value: ArrayBuffer): void {
+  private buffer(value: ArrayBuffer, ids: Map<object, number>): void {
     if ((value as { resizable?: boolean }).resizable === true) return this.fail("a resizable ArrayBuffer cannot be snapshotted")
-    this.bufferIds.set(value, this.nextId++)
+    ids.set(value, this.nextId++)
     const length = value.byteLength
     this.u8(T_BUFFER)
     this.varint(length)
@@ -1104,16 +1100,15 @@ class Encoder {
 
   private arrayBody(array: Array<unknown>): void {
     const length = array.length
-    for (let i = 0; i < length; i++) {
-      const element = array[i]
-      if (element === undefined && !(i in array)) {
-        this.u8(T_HOLE)
-        continue
-      }
-      this.enter(P_INDEX, i)
-      this.value(element)
-      this.depth--
-    }
+    for (let i = 0; i < length; i++) this.arrayElement(array, i)
+  }
+
+  private arrayElement(array: Array<unknown>, i: number): void {
+    const element = array[i]
+    if (element === undefined && !(i in array)) return this.u8(T_HOLE)
+    this.enter(P_INDEX, i)
+    this.value(element)
+    this.depth--
   }
 
   private mapBody(map: Map<unknown, unknown>): void {
@@ -1227,33 +1222,30 @@ export function* encodeInSlices(
   root: unknown,
   options: EncodeOptions & SliceOptions
 ): Generator<void, ReadonlyArray<Uint8Array>, void> {
-  if (busy.has(registry)) throw new SnapshotEncodeError("another encoding of this registry is in progress", options.rootName ?? "root")
-  busy.add(registry)
+  claim(registry)
   try {
     const encoder = new Encoder(registry, options.chunkBytes, options.rootName ?? "root", options.strict === true, options)
     return yield* encoder.encodeRootInSlices(root, options.context, options.endStep)
   } finally {
-    release(registry)
+    busy.delete(registry)
   }
 }
 
 /** Registries being encoded: an encoder keeps its shapes on the registry's classes, so one at a time. */
 const busy = new WeakSet<PreparedRegistry>()
 
-const exclusively = <A>(registry: PreparedRegistry, encodeNow: () => A): A => {
+const claim = (registry: PreparedRegistry): void => {
   if (busy.has(registry)) throw new SnapshotEncodeError("another encoding of this registry is in progress", "root")
   busy.add(registry)
+}
+
+const exclusively = <A>(registry: PreparedRegistry, encodeNow: () => A): A => {
+  claim(registry)
   try {
     return encodeNow()
   } finally {
-    release(registry)
+    busy.delete(registry)
   }
-}
-
-/** The encoding of `registry` is over: its classes' id maps let go of the objects they name. */
-const release = (registry: PreparedRegistry): void => {
-  for (const cls of registry.classes) cls.ids = new Map()
-  busy.delete(registry)
 }
 
 // --- decoding --------------------------------------------------------------------------------

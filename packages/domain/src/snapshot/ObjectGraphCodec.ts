@@ -386,9 +386,45 @@ const P_MAP_VALUE = 3
 const P_SET = 4
 const P_BUFFER = 5
 
+/**
+ * Entries per map of an {@link IdTable}. A `Map` rehashes every entry in one go each time it
+ * doubles (236 ms at a million object keys here): at most this many, the longest such pause is
+ * the doubling to this size, a few milliseconds (docs/engineering.md).
+ */
+const ID_MAP_ENTRIES = 1 << 15
+
+/**
+ * The ids of the objects of one kind met so far, in maps of at most {@link ID_MAP_ENTRIES}
+ * entries: when the newest is full, another is begun (the full ones are never touched again but
+ * for look-ups). A look-up asks the newest map first; an object set again (a well-known object's
+ * id replacing its placeholder) is set in the newest map, which then answers for it first.
+ */
+class IdTable {
+  private readonly full: Array<Map<object, number>> = []
+  private newest = new Map<object, number>()
+
+  get(value: object): number | undefined {
+    const id = this.newest.get(value)
+    if (id !== undefined) return id
+    for (let i = this.full.length - 1; i >= 0; i--) {
+      const older = this.full[i]!.get(value)
+      if (older !== undefined) return older
+    }
+    return undefined
+  }
+
+  set(value: object, id: number): void {
+    if (this.newest.size >= ID_MAP_ENTRIES) {
+      this.full.push(this.newest)
+      this.newest = new Map()
+    }
+    this.newest.set(value, id)
+  }
+}
+
 /** What the encoder knows of a prototype (see `Encoder.protos`). */
 interface ProtoEntry {
-  readonly ids: Map<object, number>
+  readonly ids: IdTable
   readonly typedKind: number | undefined
   readonly cls: PreparedClass | undefined
 }
@@ -446,16 +482,15 @@ class Encoder {
   /**
    * What the encoder knows of each prototype it handles: the map of ids of its objects met so far
    * (-1: a well-known object not met yet), and its typed-array kind or registered class. One id
-   * map per kind of object (arrays, plain objects, maps and sets, typed arrays, buffers) and per
-   * registered class: a map rehashes all its entries each time it doubles, which for a million
-   * objects held the event loop a quarter of a second in one go; kept apart, no map holds more
-   * than one kind's share, and a lookup still costs one map.
+   * table per kind of object (arrays, plain objects, maps and sets, typed arrays, buffers) and per
+   * registered class, each in maps of bounded size ({@link IdTable}): a single map of a million
+   * objects held the event loop a quarter of a second each time it doubled.
    */
   private readonly protos = new Map<object, ProtoEntry>()
   /** Plain objects of a null prototype share the plain objects' ids. */
   private readonly nullProto: ProtoEntry
   /** Well-known objects of other prototypes. */
-  private readonly otherIds = new Map<object, number>()
+  private readonly otherIds = new IdTable()
   private nextId = 0
   /**
    * The table of short strings written so far (their index in order of first use), one map per
@@ -496,18 +531,18 @@ class Encoder {
     this.view = new DataView(this.bytes.buffer)
     for (const cls of registry.classes) {
       cls.shapes = []
-      this.protos.set(cls.prototype, { ids: new Map(), typedKind: undefined, cls })
+      this.protos.set(cls.prototype, { ids: new IdTable(), typedKind: undefined, cls })
     }
-    const plain: ProtoEntry = { ids: new Map(), typedKind: undefined, cls: undefined }
+    const plain: ProtoEntry = { ids: new IdTable(), typedKind: undefined, cls: undefined }
     this.nullProto = plain
     this.protos.set(Object.prototype, plain)
-    this.protos.set(Array.prototype, { ids: new Map(), typedKind: undefined, cls: undefined })
-    const collections = new Map<object, number>()
+    this.protos.set(Array.prototype, { ids: new IdTable(), typedKind: undefined, cls: undefined })
+    const collections = new IdTable()
     this.protos.set(Map.prototype, { ids: collections, typedKind: undefined, cls: undefined })
     this.protos.set(Set.prototype, { ids: collections, typedKind: undefined, cls: undefined })
-    const typed = new Map<object, number>()
+    const typed = new IdTable()
     for (const [proto, typedKind] of typedArrayKindOf) this.protos.set(proto, { ids: typed, typedKind, cls: undefined })
-    this.protos.set(ArrayBuffer.prototype, { ids: new Map(), typedKind: undefined, cls: undefined })
+    this.protos.set(ArrayBuffer.prototype, { ids: new IdTable(), typedKind: undefined, cls: undefined })
     for (const value of registry.wellKnownByValue.keys()) {
       const ids = this.entryOf(Object.getPrototypeOf(value) as object | null)?.ids ?? this.otherIds
       ids.set(value, -1)
@@ -888,7 +923,7 @@ class Encoder {
     return this.fail(`an instance of an unregistered class (${typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "unknown"}) cannot be snapshotted`)
   }
 
-  private typedArray(value: TypedArray, kind: number, ids: Map<object, number>): void {
+  private typedArray(value: TypedArray, kind: number, ids: IdTable): void {
     const buffer = value.buffer
     if (!(buffer instanceof ArrayBuffer)) return this.fail("a typed array over a SharedArrayBuffer cannot be snapshotted")
     ids.set(value, this.nextId++)
@@ -901,7 +936,7 @@ class Encoder {
     this.depth--
   }
 
-  private buffer(value: ArrayBuffer, ids: Map<object, number>): void {
+  private buffer(value: ArrayBuffer, ids: IdTable): void {
     if ((value as { resizable?: boolean }).resizable === true) return this.fail("a resizable ArrayBuffer cannot be snapshotted")
     ids.set(value, this.nextId++)
     const length = value.byteLength

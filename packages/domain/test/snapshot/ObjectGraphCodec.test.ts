@@ -146,6 +146,30 @@ describe("ObjectGraphCodec: values", () => {
     expect(back.self).toBe(back)
   })
 
+  it("keeps sharing among more objects of one kind than one id map holds (ids kept in several maps)", () => {
+    // 100,000 points, plain objects and arrays: each kind fills several of the encoder's bounded
+    // id maps, and every object is met again after its own map filled up
+    const count = 100_000
+    const points = Array.from({ length: count }, (_, i) => new Point(i, -i))
+    const plain = Array.from({ length: count }, (_, i) => ({ i }))
+    const lists = Array.from({ length: count }, (_, i) => [i])
+    const again = (i: number) => (i * 7919) % count
+    const root = {
+      points,
+      plain,
+      lists,
+      backwards: points.map((_, i) => [points[again(i)], plain[again(i)], lists[again(i)]])
+    }
+    const back = roundTrip(root) as typeof root
+    for (let i = 0; i < count; i++) {
+      const [p, o, l] = back.backwards[i]!
+      const j = again(i)
+      if (p !== back.points[j] || o !== back.plain[j] || l !== back.lists[j]) expect.fail(`object ${j} restored twice`)
+    }
+    expect(back.points[count - 1]).toEqual(new Point(count - 1, -(count - 1)))
+    expect(sameBytes(encode(back), encode(root))).toBe(true)
+  })
+
   it("restores frozen, sealed and non-extensible containers so", () => {
     const value = {
       frozen: Object.freeze({ a: 1 }),

@@ -472,9 +472,10 @@ export class MarketEngine {
     const valueUsd = nativeUsdValue(chain, nativeAmount, nativeUsd)
     const amount = Fixed.fromBaseUnits(tokenAmount, token.decimals)
     const priceNative = Fixed.div(valueNative, amount)
-    const priceUsd = Fixed.div(valueUsd, amount)
+    // USD figures from the native value and the rate, rounded once (not from valueUsd, itself rounded)
+    const priceUsd = Fixed.mulDiv(valueNative, nativeUsd, amount)
     const marketCapNative = token.marketCapAt(valueNative, amount)
-    const marketCapUsd = token.marketCapAt(valueUsd, amount)
+    const marketCapUsd = token.marketCapUsdAt(valueNative, nativeUsd, amount)
 
     // A late swap (older than the token's latest trade) is history: it adds its volume, fees and
     // trade, and can set a high, but the price and the pool's state stay the latest swap's.
@@ -512,7 +513,7 @@ export class MarketEngine {
     else token.holders.debit(trader, tokenAmount)
 
     token.tape.append(timestamp, isBuy ? "buy" : "sell", priceNative, priceUsd, marketCapNative, marketCapUsd, valueNative, valueUsd)
-    token.recordPrice(valueNative, valueUsd, amount, priceNative, priceUsd, marketCapNative, marketCapUsd, timestamp, !isLate)
+    token.recordPrice(valueNative, nativeUsd, amount, priceNative, priceUsd, marketCapNative, marketCapUsd, timestamp, !isLate)
     this.activeTokens.add(token)
     // changed when it traded, or, told after the clock passed it, when it left the windows it is out of by now
     const leftWindowsAt = token.tape.leftWindowsBy(timestamp)
@@ -765,6 +766,9 @@ export class MarketEngine {
       symbol: token.metadata.symbol,
       priceNative: token.priceNative,
       priceUsd: token.priceUsd,
+      lastValueNative: token.lastValueNative,
+      lastUsdPerNative: token.lastUsdPerNative,
+      lastAmount: token.lastAmount,
       marketCapNative: token.marketCapNative,
       marketCapUsd: token.marketCapUsd,
       supply: token.supply,

@@ -642,6 +642,13 @@ export interface PositionTokenView {
   /** Latest price of one whole token. */
   readonly priceNative: Fixed.Fixed
   readonly priceUsd: Fixed.Fixed
+  /**
+   * What that price was made of, for values without its truncation: the latest trade's native
+   * value, USD per native unit and token amount (whole tokens); a value is holdings × value ÷ amount.
+   */
+  readonly lastValueNative: Fixed.Fixed
+  readonly lastUsdPerNative: Fixed.Fixed
+  readonly lastAmount: Fixed.Fixed
   readonly marketCapNative: Fixed.Fixed
   readonly marketCapUsd: Fixed.Fixed
   /** Total supply in base units. */
@@ -679,9 +686,11 @@ export interface PositionValuation {
  */
 export const valuationOf = (p: PositionState, token: PositionTokenView): PositionValuation | null => {
   if (!token.hasMarket) return null
-  const unit = Fixed.pow10(p.decimals)
-  const valueNative = Fixed.mulDiv(token.priceNative, p.holdings, unit)
-  const valueUsd = Fixed.mulDiv(token.priceUsd, p.holdings, unit)
+  // holdings × the latest trade's value ÷ its amount, rounded once: the price served is truncated
+  // to 18 decimals, a few significant digits for a cheap token of a large supply
+  const holdings = Fixed.fromBaseUnits(p.holdings, p.decimals)
+  const valueNative = Fixed.mulDiv(token.lastValueNative, holdings, token.lastAmount)
+  const valueUsd = Fixed.mulDiv(token.lastValueNative * token.lastUsdPerNative, holdings, token.lastAmount * Fixed.ONE)
   // (price − avgCost) × holdings, from the exact cost basis so no per-token rounding creeps in.
   const unrealizedPnlNative = valueNative - p.costBasisNative
   const unrealizedPnlUsd = valueUsd - p.costBasisUsd

@@ -93,13 +93,15 @@ export class TokenBook implements DiscoveryCandidate {
   priceUsd: Fixed.Fixed = 0n
   hasMarket = false
   /**
-   * The latest trade's value (native, USD) and token amount: the market cap is supply × value ÷
-   * amount, exact to 18 decimals, not supply × the price already truncated to 18 decimals (which
-   * keeps few significant digits for a cheap token of a large supply).
+   * The latest trade's native value, its USD per native unit and its token amount: the market cap
+   * (and a position's value) is supply (holdings) × value ÷ amount, in USD × the rate as well,
+   * with one rounding at the end, not the price already truncated to 18 decimals (which keeps few
+   * significant digits for a cheap token of a large supply) times the supply, nor the trade's USD
+   * value already truncated.
    */
-  private lastValueNative: Fixed.Fixed = 0n
-  private lastValueUsd: Fixed.Fixed = 0n
-  private lastAmount: Fixed.Fixed = 0n
+  lastValueNative: Fixed.Fixed = 0n
+  lastUsdPerNative: Fixed.Fixed = 0n
+  lastAmount: Fixed.Fixed = 0n
   athPrice: Readonly<MoneyFixed> = noMoney
   athPriceAt = 0
   athMarketCap: Readonly<MoneyFixed> = noMoney
@@ -241,7 +243,7 @@ export class TokenBook implements DiscoveryCandidate {
     return this.marketCapAt(this.lastValueNative, this.lastAmount)
   }
   get marketCapUsd(): Fixed.Fixed {
-    return this.marketCapAt(this.lastValueUsd, this.lastAmount)
+    return this.marketCapUsdAt(this.lastValueNative, this.lastUsdPerNative, this.lastAmount)
   }
   get liquidityUsd(): Fixed.Fixed {
     let sum = 0n
@@ -305,10 +307,14 @@ export class TokenBook implements DiscoveryCandidate {
 
   // --- folding --------------------------------------------------------------------------------
 
-  /** Whole-token supply × price. */
   /** Whole-token supply × value ÷ amount: the market cap at a trade's price, with one rounding. */
   marketCapAt(value: Fixed.Fixed, amount: Fixed.Fixed): Fixed.Fixed {
     return Fixed.mulDiv(value, this.supplyWhole, amount)
+  }
+
+  /** Whole-token supply × native value × USD per native ÷ amount, in USD, with one rounding. */
+  marketCapUsdAt(valueNative: Fixed.Fixed, usdPerNative: Fixed.Fixed, amount: Fixed.Fixed): Fixed.Fixed {
+    return Fixed.mulDiv(valueNative * usdPerNative, this.supplyWhole, amount * Fixed.ONE)
   }
 
   isExcludedFromTop10(address: string): boolean {
@@ -383,14 +389,14 @@ export class TokenBook implements DiscoveryCandidate {
   }
 
   /**
-   * A trade of `amount` tokens for `valueNative`/`valueUsd` (price and market cap as the engine
-   * derived them from those) moves the all-time highs, and, when it is the token's latest trade
-   * (`current`; a late trade, older than the latest, leaves them), the price and the basis of the
-   * current market cap.
+   * A trade of `amount` tokens for `valueNative` at `usdPerNative` (price and market cap as the
+   * engine derived them from those) moves the all-time highs, and, when it is the token's latest
+   * trade (`current`; a late trade, older than the latest, leaves them), the price and the basis of
+   * the current market cap.
    */
   recordPrice(
     valueNative: Fixed.Fixed,
-    valueUsd: Fixed.Fixed,
+    usdPerNative: Fixed.Fixed,
     amount: Fixed.Fixed,
     priceNative: Fixed.Fixed,
     priceUsd: Fixed.Fixed,
@@ -404,7 +410,7 @@ export class TokenBook implements DiscoveryCandidate {
       this.priceUsd = priceUsd
       this.hasMarket = true
       this.lastValueNative = valueNative
-      this.lastValueUsd = valueUsd
+      this.lastUsdPerNative = usdPerNative
       this.lastAmount = amount
     }
     if (priceUsd > this.athPrice.usd) {

@@ -128,7 +128,8 @@ export class TradeRecord {
     const valueUsd = Fixed.mul(valueNative, this.nativeUsd)
     const amount = Fixed.fromBaseUnits(this.tokenAmount, this.decimals)
     const priceNative = Fixed.div(valueNative, amount)
-    const priceUsd = Fixed.div(valueUsd, amount)
+    // USD figures from the native value and the rate, rounded once (as MarketEngine.onSwap does)
+    const priceUsd = Fixed.mulDiv(valueNative, this.nativeUsd, amount)
     const supply = Fixed.fromBaseUnits(this.supply, this.decimals)
     return {
       tradeId: this.id,
@@ -145,7 +146,7 @@ export class TradeRecord {
       valueNative,
       valueUsd,
       marketCapNative: Fixed.mulDiv(valueNative, supply, amount),
-      marketCapUsd: Fixed.mulDiv(valueUsd, supply, amount),
+      marketCapUsd: Fixed.mulDiv(valueNative * this.nativeUsd, supply, amount * Fixed.ONE),
       flags: this.flags,
       terminal: this.terminal,
       identities: this.identities,

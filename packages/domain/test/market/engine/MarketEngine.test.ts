@@ -553,6 +553,21 @@ describe("MarketEngine", () => {
     expect(trade.marketCap).toEqual(token.marketCap)
   })
 
+  it("computes a USD market cap from the native value and the rate with one rounding, not from the trade's USD value (itself rounded)", () => {
+    const engine = new MarketEngine()
+    engine.apply(launch())
+    // one lamport at 150.1234567891 USD is worth 1.501234567891e-7 USD, 19 decimals: the trade's
+    // USD value is truncated to 0.000000150123456789, and supply × that ÷ amount would lose the rest
+    const noFees = { fees: { transaction: 0n, validator: 0n, platform: 0n, dex: 0n } }
+    expect(engine.apply(swap(ALICE, "buy", 3_000_000_000_000n, 1n, start + 1000, 200, { ...noFees, nativeUsd: "150.1234567891" }))).toBeUndefined()
+    const token = engine.token("solana", TOKEN)!.toWire()
+    expect(token.marketCap.usd).toBe("0.000050041152263033") // 1e9 × 1e-9 × 150.1234567891 ÷ 3e6, truncated once
+    expect(token.ath.marketCap.usd).toBe("0.000050041152263033")
+    const trade = engine.tokenTradePage("solana", TOKEN, null, 1).records[0]!.trade
+    expect(trade.marketCap.usd).toBe("0.000050041152263033")
+    expect(trade.volume.usd).toBe("0.000000150123456789")
+  })
+
   it("moves a token's updatedAt forward on every change, several in one millisecond and late events included", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

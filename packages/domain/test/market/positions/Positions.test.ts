@@ -40,6 +40,10 @@ const tokenView = (price: string, overrides: Partial<Positions.PositionTokenView
   symbol: "TOK",
   priceNative: f(price),
   priceUsd: f(price),
+  // a latest trade of one whole token for `price` native at 1 USD per native
+  lastValueNative: f(price),
+  lastUsdPerNative: Fixed.ONE,
+  lastAmount: Fixed.ONE,
   marketCapNative: f("1000"),
   marketCapUsd: f("1000"),
   supply: tokens(1_000_000),
@@ -157,10 +161,34 @@ describe("Positions worked examples", () => {
     Positions.applyBuy(p, fill({ amount: tokens(100), native: "1", usd: "100" }))
     Positions.applyBuy(p, fill({ amount: tokens(100), native: "1", usd: "200" }))
     Positions.applySell(p, fill({ amount: tokens(100), native: "1", usd: "150" }))
-    const w = Positions.toWire(p, { ...tokenView("0.01"), priceUsd: f("1.5") }, unresolved, [])
+    const w = Positions.toWire(p, tokenView("0.01", { priceUsd: f("1.5"), lastUsdPerNative: f("150") }), unresolved, [])
     expect(w.avgCost).toEqual({ native: "0.01", usd: "1.5" })
     expect(w.realizedPnl).toEqual({ native: "0", usd: "0" })
     expect(w.unrealizedPnl).toEqual({ native: "0", usd: "0" })
+  })
+
+  it("values holdings at the latest trade's value ÷ amount (one rounding), not at the price served (truncated to 18 decimals)", () => {
+    // an 18-decimal token of a huge supply: 3e13 whole tokens bought for 0.01 native at 599.9 USD
+    const p = Positions.makePosition("Wal1111111111111111111111111111111111111111", "bsc", "Tok1", 18, 1_000)
+    const amount = 30_000_000_000_000n * 10n ** 18n
+    Positions.applyBuy(p, { ...fill({ amount, native: "0.01", usd: "5.999" }) })
+    const view = tokenView("0", {
+      decimals: 18,
+      priceNative: Fixed.div(f("0.01"), f("30000000000000")), // 0.000000000000000333
+      priceUsd: Fixed.div(f("5.999"), f("30000000000000")),
+      lastValueNative: f("0.01"),
+      lastUsdPerNative: f("599.9"),
+      lastAmount: f("30000000000000")
+    })
+    const w = Positions.toWire(p, view, unresolved, [])
+    expect(w.token.price.native).toBe("0.000000000000000333")
+    expect(w.value).toEqual({ native: "0.01", usd: "5.999" })
+    expect(w.unrealizedPnl).toEqual({ native: "0", usd: "0" })
+    expect(w.pnlPct).toBe("0")
+    // a second holder of a third of that, at the same trade: a third of the value, rounded once
+    const q = Positions.makePosition("Wal2222222222222222222222222222222222222222", "bsc", "Tok1", 18, 1_000)
+    Positions.applyBuy(q, { ...fill({ amount: amount / 3n, native: "0.003", usd: "1.7997" }) })
+    expect(Positions.toWire(q, view, unresolved, []).value).toEqual({ native: "0.003333333333333333", usd: "1.999666666666666666" })
   })
 
   it("weights entry and exit market caps by amount", () => {

@@ -7,6 +7,7 @@ import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
+import type { StoreUnavailable } from "@spot/application"
 import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
 import { AdminKeys, ApiServer, Contract, directReadRoutes, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
@@ -75,7 +76,10 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
       const snapshots = yield* Snapshots.Snapshots
       const restored = yield* snapshots.restore
       const tailStarted = yield* Clock.currentTimeMillis
-      const replayed = yield* Effect.orDie(ingest.catchUp)
+      // counted by the market: a replay retried after an outage resumes where it stopped
+      const foldedBefore = market.engine.stats.events
+      yield* retryWhileUnavailable("replaying the event log", ingest.catchUp)
+      const replayed = market.engine.stats.events - foldedBefore
       const now = yield* Clock.currentTimeMillis
       // From here on the market follows the wall clock (stats windows expire on their own).
       yield* MarketClock.start()
@@ -85,7 +89,7 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
         yield* Console.log(`${from}event log replayed in ${((now - (restored._tag === "Restored" ? tailStarted : started)) / 1000).toFixed(1)} s: ${replayed} events, ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
       }
       if (config.simulator === null) return
-      const head = yield* Effect.orDie(store.head)
+      const head = yield* retryWhileUnavailable("reading the event log's head", store.head)
       const options = head === null ? config.simulator : { ...config.simulator, warmUpMs: 0, seed: resumedSeed(config.simulator.seed, head.seq) }
       yield* SimulatorFeed.start(options, Ingest.publishWithRetry(ingest))
       if (announce && head === null) {
@@ -93,6 +97,29 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
         yield* Console.log(`market warmed up in ${took.toFixed(1)} s: ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
       }
     })
+  )
+
+/**
+ * Before start-up uses the database: waits until it answers, saying so on the first failed
+ * attempt and every 30 s after (a supervisor's restart loop is not needed, and the log says why
+ * the service is not listening yet).
+ */
+const waitForDatabase = (url: Redacted.Redacted<string>) =>
+  PgDatabase.waitUntilReachable(url, (attempt, reason) =>
+    attempt === 1 || attempt % 15 === 0
+      ? Effect.logWarning(`the database at ${PgDatabase.serverAddress(url)} does not answer (${reason}); retrying every 2 s, the service starts once it does`)
+      : Effect.void)
+
+/**
+ * A start-up step that needs the event store: retried every 2 s while the store is unavailable
+ * (a database lost during start-up), with a warning each time, instead of ending the process;
+ * whatever it did before failing is kept (a replay resumes after the last event it folded).
+ */
+const retryWhileUnavailable = <A>(what: string, step: Effect.Effect<A, StoreUnavailable>): Effect.Effect<A> =>
+  step.pipe(
+    Effect.tapError((error) => Effect.logWarning(`${what}: ${error.message}; retrying in 2 s`)),
+    Effect.retry(Schedule.spaced(Duration.seconds(2))),
+    Effect.orDie // the schedule never ends
   )
 
 /** A line every 10 seconds: what the market holds and how fast it moves. */
@@ -214,7 +241,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   const database = Layer.orDie(
     databaseUrl === undefined
       ? PgDatabase.layerEmbedded({ dataDir: embeddedDatabaseIn(config.dataDir) })
-      : PgDatabase.layerServer({ url: databaseUrl })
+      : Layer.unwrap(Effect.as(waitForDatabase(databaseUrl), PgDatabase.layerServer({ url: databaseUrl })))
   )
   // Embedded mode keeps the key file: PGlite is one process's database, and the `keys` command
   // must work while the server runs.

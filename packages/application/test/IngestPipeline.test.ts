@@ -176,6 +176,31 @@ describe("Ingest with batches in flight", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a batch stored by an append that failed on its way back is folded within a second, with no other batch to bring it in", () => {
+    const { market, control, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      control.next = "commitThenFail"
+      const refused = yield* Effect.flip(ingest.ingest(batches[0]!))
+      // the answer does not claim that nothing was stored: it was
+      expect(refused.message).not.toContain("nothing")
+      expect(refused.message).toContain("duplicates")
+      expect(control.log.length).toBe(batches[0]!.length)
+      expect(market.engine.stats.events).toBe(0)
+      // no batch comes: the market catches up with the log by itself
+      yield* TestClock.adjust("1 second")
+      yield* Effect.yieldNow
+      expect(market.engine.stats.events).toBe(batches[0]!.length)
+      // folded as the log holds it (the service's clock moves the market to the present on its own)
+      const reference = Market.makeMarket()
+      reference.apply(simulated.slice(0, batches[0]!.length))
+      expect(firstDifference(readsOf(market.engine), readsOf(reference.engine))).toBeUndefined()
+      // and the resent batch is all duplicates, the next one applied
+      expect(yield* ingest.ingest(batches[0]!)).toEqual({ accepted: 0, duplicates: batches[0]!.length })
+      expect(yield* ingest.ingest(batches[1]!)).toEqual({ accepted: batches[1]!.length, duplicates: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a store that refuses: the batch behind is refused too, nothing applied; then everything applies once", () => {
     const { market, control, layer } = setup()
     return Effect.gen(function*() {

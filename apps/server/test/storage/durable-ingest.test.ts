@@ -265,3 +265,30 @@ describe("durable ingest on the real server", () => {
     }
   })
 })
+
+describe("start-up while the database does not answer", () => {
+  it("waits for it, saying so, and serves once it answers (no exit, no stack trace)", async () => {
+    const database = await startDatabase()
+    const proxy = await startProxy(database.port)
+    proxy.cut() // connections are refused until restore()
+    let server: Running | undefined
+    try {
+      let started = false
+      const starting = startServer(`postgres://postgres@127.0.0.1:${proxy.port}/${database.database}`).then((s) => {
+        started = true
+        server = s
+        return s
+      })
+      await new Promise((resolve) => setTimeout(resolve, 3_000))
+      expect(started).toBe(false) // still waiting, not failed: a failure would reject `starting`
+      proxy.restore()
+      const running = await starting
+      const launch = (history() as Array<{ type: string }>).find((e) => e.type === "tokenLaunched")!
+      expect(await post(running, [launch])).toEqual({ status: 200, body: { accepted: 1, duplicates: 0 } })
+    } finally {
+      await server?.close()
+      await proxy.close()
+      await database.drop()
+    }
+  }, 60_000)
+})

@@ -10,7 +10,7 @@
  *
  * Migrations run when the layer is built, before anything uses the database.
  */
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { Cause, Duration, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import { PgClient } from "@effect/sql-pg"
 import type { SqlClient } from "effect/sql"
@@ -35,6 +35,46 @@ const migrated = <E, R>(client: Layer.Layer<Database, E, R>): Layer.Layer<Databa
 /** A plain connection to a server, no migrations (administrative statements, tools). */
 export const layerClient = (options: { readonly url: Redacted.Redacted<string>; readonly maxConnections?: number }): Layer.Layer<Database, SqlError> =>
   PgClient.layer({ url: options.url, maxConnections: options.maxConnections ?? 1, connectTimeout: Duration.seconds(5) })
+
+/** Where a server URL points, without its credentials (for logs). */
+export const serverAddress = (url: Redacted.Redacted<string>): string => {
+  try {
+    const parsed = new URL(Redacted.value(url))
+    return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`
+  } catch {
+    return "(unreadable DATABASE_URL)"
+  }
+}
+
+/**
+ * Waits until the server at `url` answers a query, retrying every `every` (default 2 s) for as
+ * long as it takes; `onWait` hears of each failed attempt (its number and reason). A service
+ * started before its database (or while it is down) then starts once the database answers,
+ * instead of exiting with a driver's stack trace (a black-box check).
+ */
+export const waitUntilReachable = (
+  url: Redacted.Redacted<string>,
+  onWait: (attempt: number, reason: string) => Effect.Effect<void>,
+  every: Duration.Input = Duration.seconds(2)
+): Effect.Effect<void> => {
+  let attempt = 0
+  const probe = Effect.scoped(
+    Effect.flatMap(Layer.build(layerClient({ url })), (context) =>
+      Effect.provide(
+        Effect.gen(function*() {
+          const sql = yield* PgClient.PgClient
+          yield* sql`SELECT 1`
+        }),
+        context
+      ))
+  )
+  const attemptOnce: Effect.Effect<void> = Effect.catchCause(probe, (cause) => {
+    attempt++
+    const reason = String(Cause.squash(cause)).split("\n")[0]!
+    return Effect.andThen(onWait(attempt, reason), Effect.andThen(Effect.sleep(every), Effect.suspend(() => attemptOnce)))
+  })
+  return attemptOnce
+}
 
 /** A PostgreSQL server, migrated. */
 export const layerServer = (options: ServerOptions): Layer.Layer<Database, SqlError | MigrationError> => {

@@ -15,6 +15,7 @@
  */
 import { Duration, Effect, Layer, Option, Stream } from "effect"
 import { SqlClient } from "effect/sql"
+import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import { float8Array, textArray } from "./ArrayParameters.js"
 import { EventStore, StoreUnavailable } from "@spot/application"
@@ -71,7 +72,11 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
     const bounded = <A>(what: string, effect: Effect.Effect<A, SqlError>): Effect.Effect<A, StoreUnavailable> =>
       effect.pipe(
         Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(unavailable(`${what} timed out`)(undefined)) }),
-        Effect.mapError((error) => (error instanceof StoreUnavailable ? error : unavailable(what)(error)))
+        Effect.mapError((error) => (error instanceof StoreUnavailable ? error : unavailable(what)(error))),
+        // A transaction whose connection died fails its ROLLBACK too, which the SQL client turns
+        // into a defect (`withTransaction`): that is an outage like any other, not a bug (it
+        // answered 500 where a one-statement append answered 503; a black-box check).
+        Effect.catchDefect((defect) => (isSqlError(defect) ? Effect.fail(unavailable(what)(defect)) : Effect.die(defect)))
       )
 
     /** The columns of `events[from, to)` as typed array parameters (no per-element type inference). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Stream } from "effect"
+import { Cause, Effect, Layer, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { EventStore } from "@spot/application"
 import type { StoredEvent } from "@spot/application"
@@ -139,6 +139,32 @@ describe(`PgEventStore (${database.engine})`, () => {
         const failed = yield* Effect.flip(store.append(events))
         expect(failed._tag).toBe("StoreUnavailable")
         yield* sql`DROP TRIGGER refuse_marked ON market_events`
+        const stored = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM market_events WHERE id IN ${sql.in(events.map((e) => e.id))}`
+        expect(stored[0]!.n).toBe(0)
+        const retried = yield* store.append(events)
+        expect(retried.accepted.length).toBe(events.length)
+      }))
+
+    it.effect("a connection that dies inside a multi-statement append is an outage (StoreUnavailable, not a defect); nothing stored, the retry stores all", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore
+        const sql = yield* SqlClient.SqlClient
+        const events = simulated(3, 22).slice(0, 1_500)
+        expect(events.length).toBe(1_500)
+        // In the third statement (700 rows each) a trigger ends the session on the server
+        // (its ROLLBACK then fails too, which the SQL client raises as a defect); the embedded
+        // engine has no session to end, and refuses the row instead (the ordinary failure path).
+        const ending = database.engine === "postgresql-server" ? "PERFORM pg_terminate_backend(pg_backend_pid());" : "RAISE EXCEPTION 'refused';"
+        yield* sql.unsafe(`CREATE OR REPLACE FUNCTION end_session() RETURNS trigger AS $$
+          BEGIN IF NEW.id = '${events[1_450]!.id}' THEN ${ending} END IF; RETURN NEW; END $$ LANGUAGE plpgsql`)
+        yield* sql`CREATE TRIGGER end_session BEFORE INSERT ON market_events FOR EACH ROW EXECUTE FUNCTION end_session()`
+        const exit = yield* Effect.exit(store.append(events))
+        expect(exit._tag).toBe("Failure")
+        if (exit._tag === "Failure") {
+          expect(Cause.hasDies(exit.cause)).toBe(false)
+          expect(Cause.squash(exit.cause)).toMatchObject({ _tag: "StoreUnavailable" })
+        }
+        yield* sql`DROP TRIGGER end_session ON market_events`
         const stored = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM market_events WHERE id IN ${sql.in(events.map((e) => e.id))}`
         expect(stored[0]!.n).toBe(0)
         const retried = yield* store.append(events)

@@ -23,7 +23,8 @@
  * waits on them). The use case remembers the last seq it folded; after a failed append (which may
  * have committed anyway: a connection lost during COMMIT is ambiguous) the next admission first
  * waits for the batches in flight, then folds whatever the log holds past that seq, so a retried
- * batch is then seen as duplicates and nothing is lost or doubled.
+ * batch is then seen as duplicates and nothing is lost or doubled. A fiber of the service does the
+ * same once a second until it succeeds, so such a batch is served even if no other batch comes.
  */
 import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Schedule, SchemaIssue, SchemaParser, Semaphore, Stream } from "effect"
 import type { LaunchAhead, MarketEvent } from "@spot/domain"

@@ -333,25 +333,38 @@ export const make = Effect.gen(function*() {
   /** Tokens launched by admitted batches not folded yet (key: the launch's id, how many batches carry it). */
   const pendingLaunches = new Map<string, PendingLaunch & { count: number }>()
 
-  const catchUpNow: Effect.Effect<number, StoreUnavailable> = Effect.suspend(() => {
-    let folded = 0
-    return store.replay(foldedSeq, replayBatchSize).pipe(
-      Stream.runForEach((chunk) =>
-        market.writeLock.withPermit(Effect.sync(() => {
-          if (chunk.length === 0) return
-          const events = new Array<MarketEvent>(chunk.length)
-          for (let i = 0; i < chunk.length; i++) events[i] = chunk[i]!.event
-          market.apply(events)
-          foldedSeq = chunk[chunk.length - 1]!.seq
-          folded += chunk.length
-        }))
-      ),
-      Effect.map(() => {
-        mayBeBehind = false
-        appendFailed = false
-        return folded
-      })
-    )
+  /**
+   * Folds the logged events past `foldedSeq` and below `below`, in log order; returns how many.
+   * A chunk at a time, each in one step under the market's write lock (see `foldedSeq`).
+   */
+  const foldLog = (below: number): Effect.Effect<number, StoreUnavailable> =>
+    Effect.suspend(() => {
+      let folded = 0
+      return store.replay(foldedSeq, replayBatchSize).pipe(
+        Stream.takeWhile((chunk) => chunk.length > 0 && chunk[0]!.seq < below),
+        Stream.runForEach((chunk) =>
+          market.writeLock.withPermit(Effect.sync(() => {
+            const events: Array<MarketEvent> = []
+            let last = foldedSeq
+            for (const stored of chunk) {
+              if (stored.seq >= below) break
+              events.push(stored.event)
+              last = stored.seq
+            }
+            if (events.length === 0) return
+            market.apply(events)
+            foldedSeq = last
+            folded += events.length
+          }))
+        ),
+        Effect.map(() => folded)
+      )
+    })
+
+  const catchUpNow: Effect.Effect<number, StoreUnavailable> = Effect.map(foldLog(Infinity), (folded) => {
+    mayBeBehind = false
+    appendFailed = false
+    return folded
   })
 
   /**
@@ -423,6 +436,20 @@ export const make = Effect.gen(function*() {
       yield* Effect.yieldNow
       yield* Deferred.await(ticket.previousFolded)
       const result = yield* appended
+      if (result.accepted.length > 0 && result.firstSeq > foldedSeq + 1) {
+        // The log holds seqs between the last one folded and this batch: usually none (a gap a
+        // rolled-back insert left), or a batch whose append failed here but committed after all
+        // (the store orders its writers, so it committed before this one). Folded first, in log order.
+        const before = yield* Effect.exit(foldLog(result.firstSeq))
+        if (Exit.isFailure(before)) {
+          // this batch is stored but cannot be folded before what precedes it: not acknowledged;
+          // the catch-up folds both, in order, and a resend finds duplicates
+          mayBeBehind = true
+          appendFailed = true
+          yield* startCatchingUp
+          return yield* Effect.failCause(before.cause)
+        }
+      }
       if (result.accepted.length > 0) {
         // Folded up to the service's clock before anyone hears of it: a batch of old events must
         // not show windows ending at its own last event ("trailing windows ending now").

@@ -26,7 +26,7 @@ const memoryStore = () => {
         accepted.push(e)
         log.push({ seq: log.length + 1, event: e })
       }
-      return Effect.succeed({ accepted, duplicates: events.length - accepted.length, lastSeq: accepted.length > 0 ? log.length : 0 })
+      return Effect.succeed({ accepted, duplicates: events.length - accepted.length, firstSeq: accepted.length > 0 ? log.length - accepted.length + 1 : 0, lastSeq: accepted.length > 0 ? log.length : 0 })
     }),
     replay: (after) => Stream.suspend(() => state.unavailable ? Stream.fail(down()) : Stream.fromIterable(log.length > after ? [log.slice(after)] : [])),
     head: Effect.succeed(null)

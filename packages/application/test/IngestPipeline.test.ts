@@ -46,8 +46,10 @@ const controlledStore = (market: Market.MarketShape) => {
       accepted.push(e)
       log.push({ seq: log.length + 1, event: e })
     }
-    return { accepted, duplicates: events.length - accepted.length, lastSeq: accepted.length > 0 ? log.length : 0 }
+    return { accepted, duplicates: events.length - accepted.length, firstSeq: accepted.length > 0 ? log.length - accepted.length + 1 : 0, lastSeq: accepted.length > 0 ? log.length : 0 }
   }
+  /** Stores events as an append whose client gave up would, committing after all (late). */
+  const commitLate = (events: ReadonlyArray<MarketEvent>) => void commit(events)
   const service = EventStore.of({
     append: (events) =>
       Effect.gen(function*() {
@@ -68,7 +70,7 @@ const controlledStore = (market: Market.MarketShape) => {
     replay: (after) => Stream.suspend(() => Stream.fromIterable(log.length > after ? [log.slice(after)] : [])),
     head: Effect.succeed(null)
   })
-  return { control, service }
+  return { control: Object.assign(control, { commitLate }), service }
 }
 
 const simulated = new Simulator.MarketSimulator({ seed: 12, startTime: 1_700_100_000_000, tradesPerSecond: 20, launchesPerMinute: 20 }).runFor(2 * 60_000)
@@ -201,6 +203,32 @@ describe("Ingest with batches in flight", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a failed append that commits after all, while the next batch is being stored: folded before that batch, in log order", () => {
+    const { market, control, layer } = setup()
+    // another market's events (tokens of their own), after the first batch's
+    const first = simulated.slice(0, batches[0]!.length)
+    const laterStart = simulated[simulated.length - 1]!.timestamp + 1_000
+    const other = new Simulator.MarketSimulator({ seed: 99, startTime: laterStart, tradesPerSecond: 20, launchesPerMinute: 20 }).runFor(30_000)
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      control.next = "fail"
+      expect((yield* Effect.flip(ingest.ingest(batches[0]!)))._tag).toBe("Unavailable")
+      const gate = yield* Deferred.make<void>()
+      control.gate = gate
+      control.reached = yield* Deferred.make<void>()
+      const next = yield* Effect.forkChild(ingest.ingest(other.map((e) => Events.encodeMarketEvent(e))))
+      // admitted (the catch-up before it found nothing: the failed batch had not committed yet)
+      yield* Deferred.await(control.reached)
+      expect(market.engine.stats.events).toBe(0)
+      // ... and now it does, below the seqs the next batch is about to take
+      control.commitLate(first)
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(next)).toEqual({ accepted: other.length, duplicates: 0 })
+      yield* expectOneFold(market, [...first, ...other])
+      expect(yield* ingest.ingest(batches[0]!)).toEqual({ accepted: 0, duplicates: batches[0]!.length })
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a store that refuses: the batch behind is refused too, nothing applied; then everything applies once", () => {
     const { market, control, layer } = setup()
     return Effect.gen(function*() {
@@ -269,7 +297,7 @@ describe("Ingest with the events' JSON texts (NDJSON)", () => {
       append: (events, bodies) =>
         Effect.sync(() => {
           appended.push({ ids: events.map((e) => e.id), bodies })
-          return { accepted: events, duplicates: 0, lastSeq: events.length }
+          return { accepted: events, duplicates: 0, firstSeq: 1, lastSeq: events.length }
         }),
       replay: () => Stream.empty,
       head: Effect.succeed(null)

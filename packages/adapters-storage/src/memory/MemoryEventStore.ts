@@ -32,7 +32,7 @@ export const makeUnsafe = (): MemoryEventStore => {
           accepted.push(event)
           log.push({ seq: log.length + 1, event })
         }
-        const result: AppendResult = { accepted, duplicates: events.length - accepted.length, lastSeq: accepted.length > 0 ? log.length : 0 }
+        const result: AppendResult = { accepted, duplicates: events.length - accepted.length, firstSeq: accepted.length > 0 ? log.length - accepted.length + 1 : 0, lastSeq: accepted.length > 0 ? log.length : 0 }
         return Effect.succeed(result)
       }),
     replay: (afterSeq, batchSize) =>

@@ -83,7 +83,13 @@ export const layerServer = (options: ServerOptions): Layer.Layer<Database, SqlEr
     maxConnections: options.maxConnections ?? 4,
     connectTimeout: Duration.seconds(5),
     applicationName: "spot-market-data",
-    ...(options.schema === undefined ? {} : { startupParameters: { search_path: options.schema } })
+    startupParameters: {
+      // A transaction whose client went away (a cut network: the statement timed out here, the
+      // server still waits for its next command) is ended within 30 s: it holds the event log's
+      // writers' lock (PgEventStore), and every append waits for it meanwhile.
+      idle_in_transaction_session_timeout: "30000",
+      ...(options.schema === undefined ? {} : { search_path: options.schema })
+    }
   })
   if (options.schema === undefined) return migrated(client)
   const schema = options.schema

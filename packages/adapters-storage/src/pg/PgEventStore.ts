@@ -4,8 +4,8 @@
  *
  * Append: rows go in through `unnest` of four typed arrays (four bind parameters whatever the
  * batch size, so the 65,535-parameter limit never applies), in chunks that keep a statement's
- * message a few megabytes; one statement (atomic by itself) when the batch fits in one chunk, one
- * transaction otherwise. The common case, no id already in the log, is a plain INSERT that returns
+ * message a few megabytes, in one transaction that first takes the writers' advisory lock (one
+ * writer at a time, in seq order: see `writerLock`). The common case, no id already in the log, is a plain INSERT that returns
  * one row (how many, the last seq): no `ON CONFLICT` check per row (about a fifth of the
  * database's work) and no row per event to send back. When an id is already there (a retried
  * batch) or repeats inside the batch, that INSERT fails on the unique constraint, nothing of it
@@ -53,6 +53,9 @@ const chunkStarts = (count: number, size: number): Array<number> => {
   for (let from = 0; from < count; from += size) starts.push(from)
   return starts
 }
+
+/** The advisory lock appends take (any constant of our own: "spot" in ASCII). */
+const WRITER_LOCK = 0x73706f74
 
 /** The log's unique constraint on `id` refused a row: an id of the batch is already stored. */
 const isKnownId = (error: SqlError): boolean =>
@@ -102,15 +105,15 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
     const insertNew = (events: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined, from: number, to: number) => {
       const c = columnsOf(events, given, from, to)
       return Effect.map(
-        sql<{ readonly n: number; readonly last: bigint | string | number | null }>`
+        sql<{ readonly n: number; readonly first: bigint | string | number | null; readonly last: bigint | string | number | null }>`
           WITH inserted AS (
             INSERT INTO market_events (id, type, occurred_at, body)
             SELECT u.id, u.type, u.occurred_at::int8, u.body
             FROM unnest(${c.ids}::text[], ${c.types}::text[], ${c.times}::float8[], ${c.bodies}::text[]) AS u(id, type, occurred_at, body)
             RETURNING seq
           )
-          SELECT count(*)::int AS n, max(seq) AS last FROM inserted`,
-        (rows) => ({ inserted: rows[0]!.n, lastSeq: Number(rows[0]!.last ?? 0) })
+          SELECT count(*)::int AS n, min(seq) AS first, max(seq) AS last FROM inserted`,
+        (rows) => ({ inserted: rows[0]!.n, firstSeq: Number(rows[0]!.first ?? 0), lastSeq: Number(rows[0]!.last ?? 0) })
       )
     }
 
@@ -125,24 +128,36 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         RETURNING id, seq`
     }
 
+    /**
+     * One writer at a time, in the database's own order: every append is a transaction that first
+     * takes this transaction-scoped advisory lock, so an append commits before the next one takes
+     * its seqs. Without it, an append whose client gave up (a statement timeout: 503) could still
+     * commit after a later append, below the seqs the market had folded past, and stay unserved
+     * (a black-box check; docs/storage.md, "Ordering and writers"). A replay takes it too before
+     * its first page, so it reads a prefix of the log no late commit can change.
+     */
+    const writerLock = sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK})`
+
     const chunked = <A>(count: number, statement: (from: number, to: number) => Effect.Effect<A, SqlError>) =>
-      count <= rowsPerStatement
-        ? Effect.map(statement(0, count), (result) => [result])
-        : sql.withTransaction(Effect.forEach(chunkStarts(count, rowsPerStatement), (from) => statement(from, Math.min(count, from + rowsPerStatement))))
+      sql.withTransaction(
+        Effect.andThen(writerLock, Effect.forEach(chunkStarts(count, rowsPerStatement), (from) => statement(from, Math.min(count, from + rowsPerStatement))))
+      )
 
     /** The common case; fails with `null` when an id is already in the log (then nothing was stored). */
     const appendAllNew = (unique: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined): Effect.Effect<AppendResult, SqlError | null> =>
       chunked(unique.length, (from, to) => insertNew(unique, given, from, to)).pipe(
         Effect.map((results): AppendResult => {
+          let firstSeq = 0
           let lastSeq = 0
           let inserted = 0
           for (const result of results) {
             inserted += result.inserted
             if (result.lastSeq > lastSeq) lastSeq = result.lastSeq
+            if (result.firstSeq > 0 && (firstSeq === 0 || result.firstSeq < firstSeq)) firstSeq = result.firstSeq
           }
           // The INSERT has no ON CONFLICT: it stored every row or failed.
           if (inserted !== unique.length) throw new Error(`append: ${inserted} of ${unique.length} rows inserted`)
-          return { accepted: unique, duplicates: 0, lastSeq }
+          return { accepted: unique, duplicates: 0, firstSeq, lastSeq }
         }),
         Effect.catchIf(isKnownId, () => Effect.fail(null))
       )
@@ -152,14 +167,16 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         const inserted = new Map<string, number>()
         for (const rows of chunks) for (const row of rows) inserted.set(row.id, Number(row.seq))
         const accepted: Array<MarketEvent> = []
+        let firstSeq = 0
         let lastSeq = 0
         for (const event of unique) {
           const seq = inserted.get(event.id)
           if (seq === undefined) continue
           accepted.push(event)
           if (seq > lastSeq) lastSeq = seq
+          if (firstSeq === 0 || seq < firstSeq) firstSeq = seq
         }
-        return { accepted, duplicates: 0, lastSeq }
+        return { accepted, duplicates: 0, firstSeq, lastSeq }
       })
 
     /** The batch without repeated ids (the first occurrence of each is kept, with its body). */
@@ -179,7 +196,7 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
 
     const append = (events: ReadonlyArray<MarketEvent>, bodies?: ReadonlyArray<string | undefined>): Effect.Effect<AppendResult, StoreUnavailable> =>
       Effect.suspend(() => {
-        if (events.length === 0) return Effect.succeed<AppendResult>({ accepted: [], duplicates: 0, lastSeq: 0 })
+        if (events.length === 0) return Effect.succeed<AppendResult>({ accepted: [], duplicates: 0, firstSeq: 0, lastSeq: 0 })
         // The common case goes in as given, without looking for repeated ids first: a repeat
         // inside the batch violates the unique constraint just as an id already in the log does,
         // the plain INSERT then stores nothing, and the fallback drops the repeats (the first
@@ -210,9 +227,12 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         })
       )
 
+    /** Waits until no append is in flight (takes the writers' lock and lets it go). */
+    const writersDone = bounded("replay", sql.withTransaction(writerLock))
+
     const replay = (afterSeq: number, batchSize: number): Stream.Stream<ReadonlyArray<StoredEvent>, StoreUnavailable> =>
       Stream.paginate(afterSeq, (after) =>
-        Effect.map(page(after, batchSize), (chunk) =>
+        Effect.map(after === afterSeq ? Effect.andThen(writersDone, page(after, batchSize)) : page(after, batchSize), (chunk) =>
           [
             chunk.length === 0 ? [] : [chunk],
             chunk.length < batchSize ? Option.none() : Option.some(chunk[chunk.length - 1]!.seq)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Layer, Stream } from "effect"
+import { Cause, Effect, Fiber, Layer, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { EventStore } from "@spot/application"
 import type { StoredEvent } from "@spot/application"
@@ -17,6 +17,9 @@ const simulated = (minutes: number, seed = 3): Array<MarketEvent> =>
 const replayAll = (store: EventStore["Service"], after = 0, batch = 1_000) =>
   Effect.map(Stream.runCollect(store.replay(after, batch)), (chunks) => chunks.flat() as Array<StoredEvent>)
 
+/** A delay on the wall clock (the tests' Effect clock is a test clock that moves only when told). */
+const wallClockDelay = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
 const TestLayer = Layer.provideMerge(PgEventStore.layer({ rowsPerStatement: 700 }), database.layer())
 
 describe(`PgEventStore (${database.engine})`, () => {
@@ -32,12 +35,13 @@ describe(`PgEventStore (${database.engine})`, () => {
 
         // Sent twice: nothing new.
         const again = yield* store.append(events)
-        expect(again).toEqual({ accepted: [], duplicates: events.length, lastSeq: 0 })
+        expect(again).toEqual({ accepted: [], duplicates: events.length, firstSeq: 0, lastSeq: 0 })
 
         const replayed = yield* replayAll(store)
         expect(replayed.map((e) => e.event)).toEqual(events)
         for (let i = 1; i < replayed.length; i++) expect(replayed[i]!.seq).toBeGreaterThan(replayed[i - 1]!.seq)
         expect(first.lastSeq).toBe(replayed[replayed.length - 1]!.seq)
+        expect(first.firstSeq).toBe(replayed[0]!.seq)
 
         const head = yield* store.head
         expect(head).toEqual({ seq: first.lastSeq, timestamp: events[events.length - 1]!.timestamp })
@@ -84,7 +88,7 @@ describe(`PgEventStore (${database.engine})`, () => {
         expect(stored.get(events[5]!.id)).toBe(PgEventStore.bodyOf(events[5]!))
         expect(stored.get(events[950]!.id)).toBe(` ${PgEventStore.bodyOf(events[950]!)}`)
         const again = yield* store.append(batch, bodies)
-        expect(again).toEqual({ accepted: [], duplicates: batch.length, lastSeq: 0 })
+        expect(again).toEqual({ accepted: [], duplicates: batch.length, firstSeq: 0, lastSeq: 0 })
       }))
 
     it.effect("a known id in a later statement of a multi-statement append: nothing doubled, the new ids stored once, in batch order", () =>
@@ -170,6 +174,32 @@ describe(`PgEventStore (${database.engine})`, () => {
         const retried = yield* store.append(events)
         expect(retried.accepted.length).toBe(events.length)
       }))
+
+    it.effect("one writer at a time: an append waits for another writer's open transaction, so the earlier seqs are committed when it returns", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore
+        const sql = yield* SqlClient.SqlClient
+        const [early, ...later] = simulated(2, 23).slice(0, 301)
+        // another writer (an append whose client gave up, still open on the server): takes the
+        // writers' lock, stores an event, and commits a while later
+        const holding = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(${0x73706f74})`
+          yield* sql`INSERT INTO market_events (id, type, occurred_at, body) VALUES (${early!.id}, ${early!.type}, ${early!.timestamp}, ${PgEventStore.bodyOf(early!)})`
+          yield* wallClockDelay(1_000)
+        })))
+        yield* wallClockDelay(200)
+        const appended = yield* store.append(later)
+        // when the append returns, the earlier writer has committed: its seq is below, and visible
+        const committed = yield* sql<{ seq: string | number }>`SELECT seq FROM market_events WHERE id = ${early!.id}`
+        expect(committed.length).toBe(1)
+        expect(appended.firstSeq).toBeGreaterThan(Number(committed[0]!.seq))
+        yield* Fiber.join(holding)
+        // and such a writer cannot hold the lock forever once its client is gone
+        if (database.engine === "postgresql-server") {
+          const [setting] = yield* sql<{ idle_in_transaction_session_timeout: string }>`SHOW idle_in_transaction_session_timeout`
+          expect(setting!.idle_in_transaction_session_timeout).toBe("30s")
+        }
+      }), { timeout: 30_000 })
 
     it.effect("keeps event ids in collation \"C\" (compared as bytes), and their unique index with them", () =>
       Effect.gen(function*() {

@@ -22,6 +22,8 @@ export interface AppendResult {
   readonly accepted: ReadonlyArray<MarketEvent>
   /** Events not stored because their id was already in the log (or earlier in the same call). */
   readonly duplicates: number
+  /** The lowest seq this call assigned; 0 when it stored nothing. */
+  readonly firstSeq: number
   /** The highest seq this call assigned; 0 when it stored nothing. */
   readonly lastSeq: number
 }

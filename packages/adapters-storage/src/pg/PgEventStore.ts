@@ -106,10 +106,10 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
       const c = columnsOf(events, given, from, to)
       return Effect.map(
         sql<{ readonly n: number; readonly first: bigint | string | number | null; readonly last: bigint | string | number | null }>`
-          WITH inserted AS (
+          WITH writer AS MATERIALIZED (SELECT pg_advisory_xact_lock(${WRITER_LOCK})), inserted AS (
             INSERT INTO market_events (id, type, occurred_at, body)
             SELECT u.id, u.type, u.occurred_at::int8, u.body
-            FROM unnest(${c.ids}::text[], ${c.types}::text[], ${c.times}::float8[], ${c.bodies}::text[]) AS u(id, type, occurred_at, body)
+            FROM writer, unnest(${c.ids}::text[], ${c.types}::text[], ${c.times}::float8[], ${c.bodies}::text[]) AS u(id, type, occurred_at, body)
             RETURNING seq
           )
           SELECT count(*)::int AS n, min(seq) AS first, max(seq) AS last FROM inserted`,
@@ -121,27 +121,34 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
     const insertSkippingKnown = (events: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined, from: number, to: number) => {
       const c = columnsOf(events, given, from, to)
       return sql<InsertedRow>`
+        WITH writer AS MATERIALIZED (SELECT pg_advisory_xact_lock(${WRITER_LOCK}))
         INSERT INTO market_events (id, type, occurred_at, body)
         SELECT u.id, u.type, u.occurred_at::int8, u.body
-        FROM unnest(${c.ids}::text[], ${c.types}::text[], ${c.times}::float8[], ${c.bodies}::text[]) AS u(id, type, occurred_at, body)
+        FROM writer, unnest(${c.ids}::text[], ${c.types}::text[], ${c.times}::float8[], ${c.bodies}::text[]) AS u(id, type, occurred_at, body)
         ON CONFLICT (id) DO NOTHING
         RETURNING id, seq`
     }
 
     /**
-     * One writer at a time, in the database's own order: every append is a transaction that first
-     * takes this transaction-scoped advisory lock, so an append commits before the next one takes
-     * its seqs. Without it, an append whose client gave up (a statement timeout: 503) could still
-     * commit after a later append, below the seqs the market had folded past, and stay unserved
-     * (a black-box check; docs/storage.md, "Ordering and writers"). A replay takes it too before
-     * its first page, so it reads a prefix of the log no late commit can change.
+     * One writer at a time, in the database's own order: every append takes this
+     * transaction-scoped advisory lock before its rows take their seqs (each INSERT above joins
+     * the `writer` CTE, evaluated once and first; a multi-statement append also takes it first of
+     * all), so an append commits before the next one takes its seqs. Without it, an append whose
+     * client gave up (a statement timeout: 503) could still commit after a later append, below the
+     * seqs the market had folded past, and stay unserved (a black-box check; docs/storage.md,
+     * "Late commits"). A replay takes it too before its first page, so it reads a prefix of the
+     * log no late commit can change. In the INSERT rather than in a `BEGIN`/lock/`COMMIT` of its
+     * own: an append stays one round trip, which the database works on while the market folds
+     * (three more round trips each waited for the event loop, busy folding: ingest lost a sixth).
      */
     const writerLock = sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK})`
 
     const chunked = <A>(count: number, statement: (from: number, to: number) => Effect.Effect<A, SqlError>) =>
-      sql.withTransaction(
-        Effect.andThen(writerLock, Effect.forEach(chunkStarts(count, rowsPerStatement), (from) => statement(from, Math.min(count, from + rowsPerStatement))))
-      )
+      count <= rowsPerStatement
+        ? Effect.map(statement(0, count), (result) => [result])
+        : sql.withTransaction(
+          Effect.andThen(writerLock, Effect.forEach(chunkStarts(count, rowsPerStatement), (from) => statement(from, Math.min(count, from + rowsPerStatement))))
+        )
 
     /** The common case; fails with `null` when an id is already in the log (then nothing was stored). */
     const appendAllNew = (unique: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined): Effect.Effect<AppendResult, SqlError | null> =>

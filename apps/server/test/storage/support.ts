@@ -15,12 +15,18 @@ export interface CuttableProxy {
   readonly port: number
   cut(): void
   restore(): void
+  /** Stops forwarding bytes either way, connections left open (a hung network); `thaw` resumes. */
+  freeze(): void
+  thaw(): void
   close(): Promise<void>
 }
 
 export const startProxy = async (upstreamPort: number, upstreamHost = "127.0.0.1"): Promise<CuttableProxy> => {
   const sockets = new Set<Socket>()
   let open = true
+  let frozen = false
+  /** Bytes that arrived while frozen, in order, sent on thaw. */
+  const held: Array<() => void> = []
   const server: Server = createServer((client) => {
     if (!open) return void client.destroy()
     const upstream = connect({ host: upstreamHost, port: upstreamPort })
@@ -33,8 +39,15 @@ export const startProxy = async (upstreamPort: number, upstreamHost = "127.0.0.1
     }
     client.on("error", drop).on("close", drop)
     upstream.on("error", drop).on("close", drop)
-    client.pipe(upstream)
-    upstream.pipe(client)
+    // forwarded by hand, not piped: a pipe resumes a paused source when its destination drains,
+    // and a frozen proxy must hold every byte until thawed
+    const forward = (from: Socket, to: Socket) =>
+      from.on("data", (chunk: Buffer) => {
+        if (frozen) held.push(() => to.write(chunk))
+        else to.write(chunk)
+      })
+    forward(client, upstream)
+    forward(upstream, client)
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as { port: number }).port
@@ -47,6 +60,13 @@ export const startProxy = async (upstreamPort: number, upstreamHost = "127.0.0.1
     },
     restore: () => {
       open = true
+    },
+    freeze: () => {
+      frozen = true
+    },
+    thaw: () => {
+      frozen = false
+      for (const send of held.splice(0)) send()
     },
     close: () => {
       open = false

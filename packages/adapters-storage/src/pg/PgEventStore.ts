@@ -13,7 +13,7 @@
  * RETURNING id, seq`, which tells which ids were new. Replay: keyset pages (`seq > last ORDER BY seq LIMIT n`), the next page read while the
  * previous one is folded.
  */
-import { Duration, Effect, Layer, Option, Stream } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
@@ -72,15 +72,32 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
     const rowsPerStatement = options.rowsPerStatement ?? 5_000
     const timeout = options.timeout ?? Duration.seconds(15)
 
-    const bounded = <A>(what: string, effect: Effect.Effect<A, SqlError>): Effect.Effect<A, StoreUnavailable> =>
-      effect.pipe(
-        Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(unavailable(`${what} timed out`)(undefined)) }),
-        Effect.mapError((error) => (error instanceof StoreUnavailable ? error : unavailable(what)(error))),
+    /**
+     * `effect` as an outage when it fails or takes longer than `timeout`. It runs in a fiber of
+     * its own that the deadline leaves to end by itself (interrupted, without waiting): on a
+     * frozen connection, interrupting a transaction means a ROLLBACK that waits on that same
+     * connection, and the caller would wait with it until the network came back (a black-box
+     * check saw ingest hang 300 s). Left alone, it ends when the connection does; the database
+     * ends the transaction of a departed client within 30 s (PgDatabase), and an append that
+     * commits meanwhile is a late commit (`Ingest` folds it in log order).
+     */
+    const bounded = <A>(what: string, effect: Effect.Effect<A, SqlError>): Effect.Effect<A, StoreUnavailable> => {
+      const work = effect.pipe(
+        Effect.mapError((error): StoreUnavailable => unavailable(what)(error)),
         // A transaction whose connection died fails its ROLLBACK too, which the SQL client turns
         // into a defect (`withTransaction`): that is an outage like any other, not a bug (it
         // answered 500 where a one-statement append answered 503; a black-box check).
         Effect.catchDefect((defect) => (isSqlError(defect) ? Effect.fail(unavailable(what)(defect)) : Effect.die(defect)))
       )
+      return Effect.flatMap(Effect.forkDetach(work), (fiber) =>
+        Fiber.join(fiber).pipe(
+          Effect.timeoutOrElse({
+            duration: timeout,
+            orElse: () => Effect.andThen(Effect.forkDetach(Fiber.interrupt(fiber)), Effect.fail(unavailable(`${what} timed out`)(undefined)))
+          }),
+          Effect.onInterrupt(() => Effect.forkDetach(Fiber.interrupt(fiber)))
+        ))
+    }
 
     /** The columns of `events[from, to)` as typed array parameters (no per-element type inference). */
     const columnsOf = (events: ReadonlyArray<MarketEvent>, given: ReadonlyArray<string | undefined> | undefined, from: number, to: number) => {
@@ -234,8 +251,11 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         })
       )
 
-    /** Waits until no append is in flight (takes the writers' lock and lets it go). */
-    const writersDone = bounded("replay", sql.withTransaction(writerLock))
+    /**
+     * Waits until no append is in flight: takes the writers' lock in a statement of its own (its
+     * implicit transaction lets it go at once), not in a `BEGIN`/`COMMIT` (see `bounded`).
+     */
+    const writersDone = bounded("replay", writerLock)
 
     const replay = (afterSeq: number, batchSize: number): Stream.Stream<ReadonlyArray<StoredEvent>, StoreUnavailable> =>
       Stream.paginate(afterSeq, (after) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Fiber, Layer, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { EventStore } from "@spot/application"
 import type { StoredEvent } from "@spot/application"
@@ -19,6 +19,29 @@ const replayAll = (store: EventStore["Service"], after = 0, batch = 1_000) =>
 
 /** A delay on the wall clock (the tests' Effect clock is a test clock that moves only when told). */
 const wallClockDelay = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+/**
+ * Appends 1,500 events (three statements of 700 rows) while a trigger runs `onMarked` (PL/pgSQL)
+ * on the 1,451st row; then, the trigger gone, checks that nothing was stored and that the same
+ * append stores them all. Returns how the first append ended.
+ */
+const appendFailingAt = (seed: number, onMarked: string) =>
+  Effect.gen(function*() {
+    const store = yield* EventStore
+    const sql = yield* SqlClient.SqlClient
+    const events = simulated(3, seed).slice(0, 1_500)
+    expect(events.length).toBe(1_500)
+    yield* sql.unsafe(`CREATE OR REPLACE FUNCTION on_marked_row() RETURNS trigger AS $$
+      BEGIN IF NEW.id = '${events[1_450]!.id}' THEN ${onMarked} END IF; RETURN NEW; END $$ LANGUAGE plpgsql`)
+    yield* sql`CREATE TRIGGER on_marked_row BEFORE INSERT ON market_events FOR EACH ROW EXECUTE FUNCTION on_marked_row()`
+    const exit = yield* Effect.exit(store.append(events))
+    yield* sql`DROP TRIGGER on_marked_row ON market_events`
+    const stored = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM market_events WHERE id IN ${sql.in(events.map((e) => e.id))}`
+    expect(stored[0]!.n).toBe(0)
+    const retried = yield* store.append(events)
+    expect(retried.accepted.length).toBe(events.length)
+    return exit
+  })
 
 const TestLayer = Layer.provideMerge(PgEventStore.layer({ rowsPerStatement: 700 }), database.layer())
 
@@ -132,47 +155,22 @@ describe(`PgEventStore (${database.engine})`, () => {
 
     it.effect("an append that fails part-way stores nothing (one transaction)", () =>
       Effect.gen(function*() {
-        const store = yield* EventStore
-        const sql = yield* SqlClient.SqlClient
-        const events = simulated(3, 21).slice(0, 1_500)
-        expect(events.length).toBe(1_500)
-        // A trigger refusing one row in the third statement: the first two must roll back too.
-        yield* sql`CREATE OR REPLACE FUNCTION refuse_marked() RETURNS trigger AS $$
-          BEGIN IF NEW.id = ${sql.literal(`'${events[1_450]!.id}'`)} THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`
-        yield* sql`CREATE TRIGGER refuse_marked BEFORE INSERT ON market_events FOR EACH ROW EXECUTE FUNCTION refuse_marked()`
-        const failed = yield* Effect.flip(store.append(events))
-        expect(failed._tag).toBe("StoreUnavailable")
-        yield* sql`DROP TRIGGER refuse_marked ON market_events`
-        const stored = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM market_events WHERE id IN ${sql.in(events.map((e) => e.id))}`
-        expect(stored[0]!.n).toBe(0)
-        const retried = yield* store.append(events)
-        expect(retried.accepted.length).toBe(events.length)
+        // a trigger refusing one row in the third statement: the first two must roll back too
+        const exit = yield* appendFailingAt(21, "RAISE EXCEPTION 'refused';")
+        expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toMatchObject({ _tag: "StoreUnavailable" })
       }))
 
     it.effect("a connection that dies inside a multi-statement append is an outage (StoreUnavailable, not a defect); nothing stored, the retry stores all", () =>
       Effect.gen(function*() {
-        const store = yield* EventStore
-        const sql = yield* SqlClient.SqlClient
-        const events = simulated(3, 22).slice(0, 1_500)
-        expect(events.length).toBe(1_500)
-        // In the third statement (700 rows each) a trigger ends the session on the server
-        // (its ROLLBACK then fails too, which the SQL client raises as a defect); the embedded
-        // engine has no session to end, and refuses the row instead (the ordinary failure path).
-        const ending = database.engine === "postgresql-server" ? "PERFORM pg_terminate_backend(pg_backend_pid());" : "RAISE EXCEPTION 'refused';"
-        yield* sql.unsafe(`CREATE OR REPLACE FUNCTION end_session() RETURNS trigger AS $$
-          BEGIN IF NEW.id = '${events[1_450]!.id}' THEN ${ending} END IF; RETURN NEW; END $$ LANGUAGE plpgsql`)
-        yield* sql`CREATE TRIGGER end_session BEFORE INSERT ON market_events FOR EACH ROW EXECUTE FUNCTION end_session()`
-        const exit = yield* Effect.exit(store.append(events))
-        expect(exit._tag).toBe("Failure")
-        if (exit._tag === "Failure") {
+        // In the third statement a trigger ends the session on the server (its ROLLBACK then
+        // fails too, which the SQL client raises as a defect); the embedded engine has no session
+        // to end, and refuses the row instead (the ordinary failure path).
+        const exit = yield* appendFailingAt(22, database.engine === "postgresql-server" ? "PERFORM pg_terminate_backend(pg_backend_pid());" : "RAISE EXCEPTION 'refused';")
+        expect(Exit.isFailure(exit)).toBe(true)
+        if (Exit.isFailure(exit)) {
           expect(Cause.hasDies(exit.cause)).toBe(false)
           expect(Cause.squash(exit.cause)).toMatchObject({ _tag: "StoreUnavailable" })
         }
-        yield* sql`DROP TRIGGER end_session ON market_events`
-        const stored = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM market_events WHERE id IN ${sql.in(events.map((e) => e.id))}`
-        expect(stored[0]!.n).toBe(0)
-        const retried = yield* store.append(events)
-        expect(retried.accepted.length).toBe(events.length)
       }))
 
     it.effect("one writer at a time: an append waits for another writer's open transaction, so the earlier seqs are committed when it returns", () =>

@@ -321,12 +321,6 @@ export const make = Effect.gen(function*() {
   let foldedSeq = 0
   /** Set when an append failed: the log may hold events past `foldedSeq` the market lacks. */
   let mayBeBehind = true
-  /**
-   * Set when an append failed (cleared by a catch-up): the failure may have come after the commit
-   * (a connection lost during COMMIT, a statement that timed out but went on), so the log may
-   * hold a batch nobody was told of. `catchUpAfterFailure` folds it without waiting for a batch.
-   */
-  let appendFailed = false
   /** The last admitted batch's steps: the next admitted batch waits on them. */
   let lastStored = settled(true)
   let lastFolded = settled<void>(undefined)
@@ -363,7 +357,6 @@ export const make = Effect.gen(function*() {
 
   const catchUpNow: Effect.Effect<number, StoreUnavailable> = Effect.map(foldLog(Infinity), (folded) => {
     mayBeBehind = false
-    appendFailed = false
     return folded
   })
 
@@ -425,11 +418,7 @@ export const make = Effect.gen(function*() {
       const appended: Exit.Exit<AppendResult, StoreUnavailable> = previousStored
         ? yield* Effect.exit(store.append(batch.events, batch.bodies))
         : Exit.fail(skipped())
-      if (Exit.isFailure(appended)) {
-        mayBeBehind = true
-        appendFailed = true
-        yield* startCatchingUp
-      }
+      if (Exit.isFailure(appended)) yield* fellBehind
       Deferred.doneUnsafe(ticket.stored, Exit.succeed(Exit.isSuccess(appended)))
       // Let the next batch send its append before this one folds: the database then works on it
       // while the market folds this one.
@@ -444,9 +433,7 @@ export const make = Effect.gen(function*() {
         if (Exit.isFailure(before)) {
           // this batch is stored but cannot be folded before what precedes it: not acknowledged;
           // the catch-up folds both, in order, and a resend finds duplicates
-          mayBeBehind = true
-          appendFailed = true
-          yield* startCatchingUp
+          yield* fellBehind
           return yield* Effect.failCause(before.cause)
         }
       }
@@ -507,11 +494,11 @@ export const make = Effect.gen(function*() {
   const catchUpAfterFailure: Effect.Effect<void> = Effect.andThen(
     Effect.sleep(Duration.seconds(1)),
     Effect.suspend(() => {
-      if (!appendFailed) {
+      if (!mayBeBehind) {
         catchingUp = false
         return Effect.void
       }
-      return admission.withPermit(Effect.suspend(() => (appendFailed ? catchUpQuiet : Effect.succeed(0)))).pipe(
+      return admission.withPermit(Effect.suspend(() => (mayBeBehind ? catchUpQuiet : Effect.succeed(0)))).pipe(
         Effect.tap((folded) => (folded > 0 ? Effect.logInfo(`caught up with ${folded} logged events after a failed append`) : Effect.void)),
         Effect.ignore,
         Effect.andThen(Effect.suspend(() => catchUpAfterFailure))
@@ -519,7 +506,14 @@ export const make = Effect.gen(function*() {
     })
   )
   const serviceScope = yield* Effect.scope
-  const startCatchingUp = Effect.suspend(() => {
+  /**
+   * An append failed (or what precedes a stored batch could not be folded): the log may hold
+   * events the market lacks, even a batch nobody was told of (a connection lost during COMMIT, a
+   * statement that timed out but went on). The next admission catches up first, and so does
+   * `catchUpAfterFailure` meanwhile.
+   */
+  const fellBehind = Effect.suspend(() => {
+    mayBeBehind = true
     if (catchingUp) return Effect.void
     catchingUp = true
     return Effect.asVoid(Effect.forkIn(catchUpAfterFailure, serviceScope))

@@ -34,6 +34,13 @@ export const mul = (a: Fixed, b: Fixed): Fixed => (a * b) / ONE
 export const div = (a: Fixed, b: Fixed): Fixed => (b === 0n ? 0n : (a * ONE) / b)
 /** a × b / c computed with one rounding; 0 when c is 0. */
 export const mulDiv = (a: bigint, b: bigint, c: bigint): bigint => (c === 0n ? 0n : (a * b) / c)
+/**
+ * The USD value of `quantity` (Fixed) at a trade of `amount` (Fixed) for `valueNative`, at
+ * `usdPerNative`: quantity × valueNative × usdPerNative ÷ amount with one rounding (not through the
+ * trade's USD value or price, each already truncated); 0 when amount is 0.
+ */
+export const usdAtTrade = (quantity: Fixed, valueNative: Fixed, usdPerNative: Fixed, amount: Fixed): Fixed =>
+  mulDiv(valueNative * usdPerNative, quantity, amount * ONE)
 /** a / b × 100 as a percentage Fixed; 0 when b is 0. */
 export const pct = (a: Fixed, b: Fixed): Fixed => (b === 0n ? 0n : (a * ONE * 100n) / b)
 

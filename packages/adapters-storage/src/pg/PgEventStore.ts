@@ -4,9 +4,10 @@
  *
  * Append: rows go in through `unnest` of four typed arrays (four bind parameters whatever the
  * batch size, so the 65,535-parameter limit never applies), in chunks that keep a statement's
- * message a few megabytes, in one transaction that first takes the writers' advisory lock (one
- * writer at a time, in seq order: see `writerLock`). The common case, no id already in the log, is a plain INSERT that returns
- * one row (how many, the last seq): no `ON CONFLICT` check per row (about a fifth of the
+ * message a few megabytes; one statement (atomic by itself) when the batch fits in one chunk, one
+ * transaction otherwise, each taking the writers' advisory lock before its rows take their seqs
+ * (one writer at a time, in seq order: see `writerLock`). The common case, no id already in the
+ * log, is a plain INSERT that returns one row (how many, the first and last seq): no `ON CONFLICT` check per row (about a fifth of the
  * database's work) and no row per event to send back. When an id is already there (a retried
  * batch) or repeats inside the batch, that INSERT fails on the unique constraint, nothing of it
  * stays, and the append runs again without the repeats as `INSERT ... ON CONFLICT (id) DO NOTHING

@@ -690,7 +690,7 @@ export const valuationOf = (p: PositionState, token: PositionTokenView): Positio
   // to 18 decimals, a few significant digits for a cheap token of a large supply
   const holdings = Fixed.fromBaseUnits(p.holdings, p.decimals)
   const valueNative = Fixed.mulDiv(token.lastValueNative, holdings, token.lastAmount)
-  const valueUsd = Fixed.mulDiv(token.lastValueNative * token.lastUsdPerNative, holdings, token.lastAmount * Fixed.ONE)
+  const valueUsd = Fixed.usdAtTrade(holdings, token.lastValueNative, token.lastUsdPerNative, token.lastAmount)
   // (price − avgCost) × holdings, from the exact cost basis so no per-token rounding creeps in.
   const unrealizedPnlNative = valueNative - p.costBasisNative
   const unrealizedPnlUsd = valueUsd - p.costBasisUsd

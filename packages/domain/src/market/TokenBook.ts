@@ -314,7 +314,7 @@ export class TokenBook implements DiscoveryCandidate {
 
   /** Whole-token supply × native value × USD per native ÷ amount, in USD, with one rounding. */
   marketCapUsdAt(valueNative: Fixed.Fixed, usdPerNative: Fixed.Fixed, amount: Fixed.Fixed): Fixed.Fixed {
-    return Fixed.mulDiv(valueNative * usdPerNative, this.supplyWhole, amount * Fixed.ONE)
+    return Fixed.usdAtTrade(this.supplyWhole, valueNative, usdPerNative, amount)
   }
 
   isExcludedFromTop10(address: string): boolean {

@@ -146,7 +146,7 @@ export class TradeRecord {
       valueNative,
       valueUsd,
       marketCapNative: Fixed.mulDiv(valueNative, supply, amount),
-      marketCapUsd: Fixed.mulDiv(valueNative * this.nativeUsd, supply, amount * Fixed.ONE),
+      marketCapUsd: Fixed.usdAtTrade(supply, valueNative, this.nativeUsd, amount),
       flags: this.flags,
       terminal: this.terminal,
       identities: this.identities,

@@ -52,7 +52,8 @@ export interface PlatformOptions {
    */
   readonly clientIpHeader?: string
   /**
-   * Paths starting with `pathPrefix` (the administrative interface, e.g. `/admin/`) are
+   * Paths under `pathPrefix` (the administrative interface, lower-case, e.g. `/admin/`; as the router
+   * matches paths, `routedPath`: `/ADMIN/v1/events` and `//admin/v1/events` are under it) are
    * authenticated with these operator keys instead of customer API keys: same bearer header,
    * same 401, IP budget only. With no keys configured every such request is refused (401).
    */
@@ -73,6 +74,31 @@ type HttpEffect = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
 const pathOf = (url: string): string => {
   const q = url.indexOf("?")
   return q < 0 ? url : url.slice(0, q)
+}
+
+/**
+ * A request's path as the router matches it (effect's FindMyWay: a full URL's origin dropped, cut
+ * at `?`, `;` or `#`, percent-decoded, duplicate slashes merged, lower-cased), so that the key a
+ * path takes is decided on the path its route is found by. A black-box check found a customer key
+ * accepted by the ingest route at `/ADMIN/v1/events`, `//admin/v1/events` and `/%61dmin/v1/events`:
+ * the router reached the route, while the key check compared the literal prefix.
+ */
+export const routedPath = (url: string): string => {
+  let path = url.charCodeAt(0) === 47 ? url : url.replace(/^https?:\/\/.*?\//, "/")
+  const end = path.search(/[?;#]/)
+  if (end >= 0) path = path.slice(0, end)
+  try {
+    path = decodeURI(path)
+  } catch {
+    // a malformed escape: the router finds no route either (404)
+  }
+  return path.replace(/\/{2,}/g, "/").toLowerCase()
+}
+
+/** Whether `url` reaches a route under `prefix` (a lower-case path ending in `/`, e.g. `/admin/`), its bare form included. */
+export const isUnder = (prefix: string, url: string): boolean => {
+  const path = routedPath(url)
+  return path.startsWith(prefix) || path === prefix.slice(0, -1)
 }
 
 /**
@@ -191,7 +217,7 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
      * goes through the steps above (which answer it, refusal or not).
      */
     const admitDirect = (request: IncomingMessage, url: string): DirectReads.Admitted | undefined => {
-      if (keyCache === undefined || (admin !== undefined && url.startsWith(admin.pathPrefix))) return undefined
+      if (keyCache === undefined || (admin !== undefined && isUnder(admin.pathPrefix, url))) return undefined
       const headers = request.headers
       const key = Credentials.presentedKey(url, headers, request.rawHeaders)
       if (key === undefined) return undefined
@@ -232,7 +258,7 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         if (!ip.allowed) return limited(ipLimited, requestId, ip)
         const key = Credentials.presentedKey(url, headers, RequestHeaders.raw(request))
         if (key === undefined) return refused(unauthorized, requestId, ip)
-        if (admin !== undefined && url.startsWith(admin.pathPrefix)) {
+        if (admin !== undefined && isUnder(admin.pathPrefix, url)) {
           if (!admin.keys.accepts(key)) return refused(unauthorized, requestId, ip)
           const remaining = ip.remaining
           return Effect.map(httpEffect, (response) => stamp(response, requestId, remaining))

@@ -199,6 +199,22 @@ describe("durable ingest on the real server", () => {
     expect(response.status).toBe(401)
   })
 
+  it("decides the key on the path as routed: spellings that reach the ingest route take the ingest key, never a customer key", async () => {
+    // A black-box check found a customer key accepted here: the router matched these paths to the
+    // ingest route, while the key check compared the literal prefix `/admin/`.
+    for (const path of ["/ADMIN/v1/events", "/Admin/V1/Events", "//admin/v1/events", "/admin//v1/events", "/%61dmin/v1/events", "/admin/v1/events/"]) {
+      const send = (key: string) =>
+        fetch(server.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "[]" })
+      const customer = await send(apiKey)
+      expect([path, customer.status]).toEqual([path, 401])
+      expect(((await customer.json()) as any).error.code).toBe("UNAUTHORIZED")
+      // ... and the path does reach the ingest route: the ingest key is taken there
+      const operator = await send(ingestKey)
+      expect([path, operator.status]).not.toContainEqual(401)
+      expect([path, operator.status]).not.toContainEqual(404)
+    }
+  })
+
   it("keeps serving reads while the database is down, answers 503 to ingest, and recovers with nothing lost or doubled", async () => {
     const token = [...server.market.engine.allTokens()].find((t) => t.hasMarket)!
     const tokenPath = `/v1/tokens/${token.chain}/${token.address}`

@@ -50,8 +50,13 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
       return e.amount > MAX_BASE_UNITS ? `amount beyond ${MAX_BASE_UNITS} base units` : undefined
     case "curveProgressed":
       return pctBeyond100(e.bondingCurvePct) ? "bondingCurvePct beyond 100" : undefined
+    case "securityScored":
+      // a share of the liquidity (spec: 0-100), served as is
+      return e.lpBurntPct !== null && pctBeyond100(e.lpBurntPct) ? "lpBurntPct beyond 100" : undefined
     case "swap": {
       if (e.tokenAmount > MAX_BASE_UNITS) return `tokenAmount beyond ${MAX_BASE_UNITS} base units`
+      // A swap's native value is its price: 0 would price the token at 0 and zero every holder's value.
+      if (e.nativeAmount === 0n) return "nativeAmount must be above 0: a swap's native value prices the token (a fill worth nothing is no price)"
       const curvePct = e.poolAfter?.bondingCurvePct
       if (curvePct != null && pctBeyond100(curvePct)) return "poolAfter.bondingCurvePct beyond 100"
       const usd = nativeUsd ?? Fixed.parse(e.nativeUsd)
@@ -94,6 +99,8 @@ const nativeUsdRejection = (field: string, usd: Fixed.Fixed | undefined): Reject
  */
 export const formRejection = (e: MarketEvent): Rejection => {
   if (/[\u0000-\u001f\u007f]/.test(e.id)) return "id has a control character"
+  // stored as text, a lone surrogate becomes U+FFFD: "X\ud800" and "X\udc00" would be one event
+  if (loneSurrogate.test(e.id)) return "id is not well-formed Unicode (a lone surrogate)"
   const subject = subjectTokenOf(e)
   if (subject !== undefined && !isAddressOn(subject.chain, subject.token)) {
     return `token ${JSON.stringify(subject.token)} is not ${describeAddressOn(subject.chain)}`
@@ -102,7 +109,8 @@ export const formRejection = (e: MarketEvent): Rejection => {
     address === null || isAddressOn(e.chain, address) ? undefined : `${role} ${JSON.stringify(address)} is not ${describeAddressOn(e.chain)}`
   switch (e.type) {
     case "tokenLaunched": {
-      const beside = party("token", e.token) ?? party("creator", e.creator) ?? named("launchpad", e.launchpad, "null when there is none")
+      const beside = party("token", e.token) ?? party("creator", e.creator) ?? hash("transactionHash", e.transactionHash) ??
+        named("launchpad", e.launchpad, "null when there is none")
       if (beside !== undefined) return beside
       for (const kind of e.annotations) {
         const rejection = named("annotation", kind, "its kind")
@@ -111,24 +119,28 @@ export const formRejection = (e: MarketEvent): Rejection => {
       return e.metadata === null ? undefined : metadataRejection(e.metadata)
     }
     case "swap":
-      return party("trader", e.trader) ?? named("dex", e.dex) ?? named("terminal", e.terminal, "null when none is known") ??
+      return party("trader", e.trader) ?? party("pool", e.pool) ?? party("quoteAddress", e.quoteAddress) ??
+        hash("transactionHash", e.transactionHash) ?? named("dex", e.dex) ?? named("terminal", e.terminal, "null when none is known") ??
         served("quoteSymbol", e.quoteSymbol, MAX_SYMBOL_LENGTH)
     case "transfer":
-      return party("from", e.from) ?? party("to", e.to)
+      return party("from", e.from) ?? party("to", e.to) ?? hash("transactionHash", e.transactionHash)
     case "metadataResolved":
       return metadataRejection(e.metadata)
     case "graduated":
-      return named("dex", e.dex)
+      return party("pool", e.pool) ?? hash("transactionHash", e.transactionHash) ?? named("dex", e.dex)
     case "liquidityChanged":
-      return named("dex", e.dex) ?? served("anchorSymbol", e.anchorSymbol, MAX_SYMBOL_LENGTH)
+      return party("pool", e.pool) ?? party("anchorAddress", e.anchorAddress) ?? named("dex", e.dex) ??
+        served("anchorSymbol", e.anchorSymbol, MAX_SYMBOL_LENGTH)
     case "tokenListed":
       return named("platform", e.platform)
     case "walletLabeled":
-      return named("label", e.label)
+      return party("wallet", e.wallet) ?? named("label", e.label)
     case "walletFunded":
-      return served("sourceLabel", e.sourceLabel, MAX_TEXT_LENGTH) ?? served("assetSymbol", e.assetSymbol, MAX_SYMBOL_LENGTH)
+      return party("wallet", e.wallet) ?? party("funder", e.funder) ?? party("asset", e.asset) ?? hash("transactionHash", e.transactionHash) ??
+        served("sourceLabel", e.sourceLabel, MAX_TEXT_LENGTH) ?? served("assetSymbol", e.assetSymbol, MAX_SYMBOL_LENGTH)
     case "identityResolved":
-      return named("source", e.source) ?? served("handle", e.handle, MAX_TEXT_LENGTH) ?? served("displayName", e.displayName, MAX_TEXT_LENGTH) ??
+      return party("wallet", e.wallet) ?? named("source", e.source) ?? served("handle", e.handle, MAX_TEXT_LENGTH) ??
+        served("displayName", e.displayName, MAX_TEXT_LENGTH) ??
         served("avatar", e.avatar, MAX_TEXT_LENGTH) ?? served("twitter", e.twitter, MAX_TEXT_LENGTH) ??
         served("telegram", e.telegram, MAX_TEXT_LENGTH) ?? served("farcaster", e.farcaster, MAX_TEXT_LENGTH)
     default:
@@ -175,6 +187,17 @@ const named = (field: string, value: string | null, instead?: string): Rejection
   // " pump.fun" would be a venue apart from "pump.fun" that reads the same
   if (value.trim() !== value) return `${field} starts or ends with a space`
   return served(field, value, MAX_NAME_LENGTH)
+}
+
+/**
+ * A transaction hash the API serves as is: one token of visible characters (no space, control or
+ * invisible character) and well-formed. Its form differs by chain and indexer, so no more is
+ * asked; a black-box check found `"tx\ud800z"` accepted and served on every trade page.
+ */
+const hash = (field: string, value: string | null): Rejection => {
+  if (value === null) return undefined
+  if (controlCharacter.test(value) || /\s/.test(value)) return `${field} has a space, control or invisible character`
+  return loneSurrogate.test(value) ? `${field} is not well-formed Unicode (a lone surrogate)` : undefined
 }
 
 const metadataRejection = (m: Events.TokenMetadataFields): Rejection =>

@@ -507,6 +507,17 @@ const settleAverageCost = (data: Float64Array, at: number, decimals: number): vo
   data[at + FLAGS] = data[at + FLAGS]! & ~AVG_FROM_BASIS
 }
 
+/**
+ * The time an event is applied at: its own, or the position's `updatedAt` when it is dated before
+ * (a late event). A position's times follow the order its events are applied in, so `openedAt` ≤
+ * `closedAt` ≤ `updatedAt` always hold and `updatedAt` never goes back; a black-box check found a
+ * late sell closing a position ten seconds before it opened.
+ */
+const positionTime = (data: Float64Array, at: number, timestamp: number): number => {
+  const updatedAt = data[at + UPDATED_AT]!
+  return timestamp < updatedAt ? updatedAt : timestamp
+}
+
 const touch = (data: Float64Array, at: number, timestamp: number): void => {
   data[at + UPDATED_AT] = timestamp
   data[at + VERSION]++
@@ -543,8 +554,9 @@ const usdSplit = new Wide.Split()
 export const applyBuy = (p: PositionState, fill: Fill): void => {
   const data = p.book.chunkOf(p.slot)
   const at = offsetOf(p.slot)
+  const time = positionTime(data, at, fill.timestamp)
   const amount = fill.tokenAmount
-  if (Wide.isZero(data, at + HOLDINGS)) openCycle(p, data, at, fill.timestamp, false)
+  if (Wide.isZero(data, at + HOLDINGS)) openCycle(p, data, at, time, false)
   const bought = Wide.read(data, at + BOUGHT)
   weighMarketCap(data, at + ENTRY_CAP_N, bought, fill.marketCapNative, amount)
   weighMarketCap(data, at + ENTRY_CAP_U, bought, fill.marketCapUsd, amount)
@@ -564,19 +576,20 @@ export const applyBuy = (p: PositionState, fill: Fill): void => {
   Wide.addSplit(data, at + COST_N, nativeSplit)
   Wide.addSplit(data, at + COST_U, usdSplit)
   refreshAverageCost(data, at)
-  touch(data, at, fill.timestamp)
-  closeCycleIfEmpty(data, at, fill.timestamp)
+  touch(data, at, time)
+  closeCycleIfEmpty(data, at, time)
 }
 
 export const applySell = (p: PositionState, fill: Fill): void => {
   const data = p.book.chunkOf(p.slot)
   const at = offsetOf(p.slot)
+  const time = positionTime(data, at, fill.timestamp)
   const amount = fill.tokenAmount
   // Selling more than we saw arrive: the missing tokens came in unseen (an earlier transfer or
   // history before ours), so they are received without cost first, exactly like a transfer in.
   let holdings = Wide.read(data, at + HOLDINGS)
   if (amount > holdings) {
-    receiveWithoutCost(p, data, at, amount - holdings, fill.timestamp)
+    receiveWithoutCost(p, data, at, amount - holdings, time)
     holdings = amount
   }
   settleAverageCost(data, at, p.decimals)
@@ -600,21 +613,23 @@ export const applySell = (p: PositionState, fill: Fill): void => {
     Wide.add(data, at + REALIZED_N, fill.valueNative - costOutNative)
     Wide.add(data, at + REALIZED_U, fill.valueUsd - costOutUsd)
   }
-  touch(data, at, fill.timestamp)
-  closeCycleIfEmpty(data, at, fill.timestamp)
+  touch(data, at, time)
+  closeCycleIfEmpty(data, at, time)
 }
 
 export const applyTransferIn = (p: PositionState, amount: bigint, timestamp: number): void => {
   const data = p.book.chunkOf(p.slot)
   const at = offsetOf(p.slot)
-  receiveWithoutCost(p, data, at, amount, timestamp)
-  touch(data, at, timestamp)
-  closeCycleIfEmpty(data, at, timestamp)
+  const time = positionTime(data, at, timestamp)
+  receiveWithoutCost(p, data, at, amount, time)
+  touch(data, at, time)
+  closeCycleIfEmpty(data, at, time)
 }
 
 export const applyTransferOut = (p: PositionState, amount: bigint, timestamp: number): void => {
   const data = p.book.chunkOf(p.slot)
   const at = offsetOf(p.slot)
+  const time = positionTime(data, at, timestamp)
   // Tokens we never saw arrive cannot leave our books: the move is capped at the holdings.
   const holdings = Wide.read(data, at + HOLDINGS)
   const moved = amount > holdings ? holdings : amount
@@ -624,8 +639,8 @@ export const applyTransferOut = (p: PositionState, amount: bigint, timestamp: nu
     Wide.subtract(data, at + COST_U, Fixed.mulDiv(Wide.read(data, at + COST_U), moved, holdings))
     Wide.subtract(data, at + HOLDINGS, moved)
   }
-  touch(data, at, timestamp)
-  closeCycleIfEmpty(data, at, timestamp)
+  touch(data, at, time)
+  closeCycleIfEmpty(data, at, time)
 }
 
 /** Current cycle status: open while the position holds tokens. */

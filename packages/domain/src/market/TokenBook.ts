@@ -351,7 +351,7 @@ export class TokenBook implements DiscoveryCandidate {
     const address = canonicalAddress(this.chain, named)
     pool = this.poolAt(address)
     if (pool === undefined) {
-      pool = { address, dex: interned(dex), anchorAddress: interned(anchorAddress), anchorSymbol: interned(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length, isCurve: false }
+      pool = { address, dex: interned(dex), anchorAddress: interned(canonicalAddress(this.chain, anchorAddress)), anchorSymbol: interned(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length, isCurve: false }
       this.pools.push(pool)
       // A pool is no holder: one that already held tokens (sent to it before the pool was known,
       // e.g. at graduation) leaves the holder count and the top ten now.
@@ -425,7 +425,9 @@ export class TokenBook implements DiscoveryCandidate {
 
   /** A pool's value (native, as a Fixed) and quote asset as last reported, valued at `usdPerNative`. */
   setPoolLiquidity(pool: PoolState, anchorAddress: string, anchorSymbol: string, liquidityNative: Fixed.Fixed, usdPerNative: Fixed.Fixed): void {
-    if (pool.anchorAddress !== anchorAddress) pool.anchorAddress = interned(anchorAddress)
+    // one spelling per address: an EVM anchor lower-case, as the pool's own address
+    const anchor = canonicalAddress(this.chain, anchorAddress)
+    if (pool.anchorAddress !== anchor) pool.anchorAddress = interned(anchor)
     if (pool.anchorSymbol !== anchorSymbol) pool.anchorSymbol = interned(anchorSymbol)
     pool.liquidityNative = liquidityNative
     pool.liquidityUsd = Fixed.mul(liquidityNative, usdPerNative)

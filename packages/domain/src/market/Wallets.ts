@@ -2,6 +2,7 @@
  * What the market knows about wallets: first funding, labels and identity profiles, per chain.
  */
 import type { Chain } from "../Chain.js"
+import { canonicalAddress } from "../Chain.js"
 import type { WalletFunded } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
 import { chainLiteral, interned, internedOrNull } from "./Interned.js"
@@ -79,11 +80,12 @@ export class PackedFunding implements FundingValue {
 export const fundingOf = (event: WalletFunded, texts: TextBytes): FundingValue =>
   new PackedFunding(
     texts,
-    texts.add(event.funder),
+    // one spelling per address (EVM lower-case), as every address the API serves
+    texts.add(event.funder === null ? null : canonicalAddress(event.chain, event.funder)),
     texts.add(event.transactionHash),
     event.amount === null ? null : Fixed.formatUnits(event.amount, event.assetDecimals ?? 0),
     // low-cardinality texts shared, not kept per wallet (Interned.ts)
-    internedOrNull(event.asset),
+    internedOrNull(event.asset === null ? null : canonicalAddress(event.chain, event.asset)),
     event.sourceKind === null ? null : (interned(event.sourceKind) as "cex" | "wallet"),
     internedOrNull(event.sourceLabel),
     internedOrNull(event.assetSymbol),

@@ -852,12 +852,27 @@ export class MarketSimulator {
 
   private sell(token: SimToken, seller: Wallet, amount: bigint, time: number, block: number, hash: string, txIndex: number, instruction: number): void {
     const trade = this.trade
-    if (token.onCurve) trade.curveSell(token.reserves, amount)
-    else trade.poolSell(token.reserves, amount, token.dexFeeBps)
+    const reserves = token.reserves
+    const { tokens, quote, realTokens, realQuote } = reserves
+    if (token.onCurve) trade.curveSell(reserves, amount)
+    else trade.poolSell(reserves, amount, token.dexFeeBps)
+    if (this.nativeValue(token, trade.quote) === 0n) {
+      // A sale worth nothing is no trade (the engine refuses a swap of no native value): undone.
+      reserves.tokens = tokens
+      reserves.quote = quote
+      reserves.realTokens = realTokens
+      reserves.realQuote = realQuote
+      return
+    }
     this.introduce(seller, token.chain, time)
     token.holders.subtract(seller, amount)
     this.emitSwap(token, seller, "sell", amount, trade.quote, time, block, hash, txIndex, instruction)
     this.afterSwap(token, time, block)
+  }
+
+  /** A quote amount's value in the chain's native base units. */
+  private nativeValue(token: SimToken, quoteAmount: bigint): bigint {
+    return token.quote.isNative ? quoteAmount : token.chain.stableToNative(quoteAmount, token.quote)
   }
 
   private emitSwap(
@@ -874,7 +889,7 @@ export class MarketSimulator {
   ): void {
     const chain = token.chain
     const quote = token.quote
-    const nativeAmount = quote.isNative ? quoteAmount : chain.stableToNative(quoteAmount, quote)
+    const nativeAmount = this.nativeValue(token, quoteAmount)
     const feeSlot = this.prng.nextUint32()
     const swap: Swap = {
       type: "swap",

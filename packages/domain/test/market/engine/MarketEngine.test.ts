@@ -74,7 +74,7 @@ const swap = (trader: string, side: "buy" | "sell", tokens: bigint, lamports: bi
   timestamp: at,
   chain: "solana",
   token: TOKEN,
-  pool: "Pool11111111111111111111111111111111111111",
+  pool: "Poo111111111111111111111111111111111111111",
   dex: "pumpfun",
   trader,
   transactionHash: `tx${swapSeq}`,
@@ -332,9 +332,31 @@ describe("MarketEngine", () => {
     expect(engine.drainChanges().tokens).toEqual([])
   })
 
+  it("serves every EVM address in one spelling, lower-case: the anchor of a pool and a creator's funder as well", () => {
+    const engine = new MarketEngine()
+    const evm = { chain: "base" as const, token: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01" }
+    const creator = "0x2222222222222222222222222222222222222222"
+    expect(engine.apply(launch({ ...evm, creator, hasCurve: false, launchpad: null }))).toBeUndefined()
+    const buy = swap("0x3333333333333333333333333333333333333333", "buy", 1_000_000n, 10n ** 15n, start + 1000, 200, {
+      ...evm, pool: "0xBBBBbbbbBBBBbbbbBBBBbbbbBBBBbbbbBBBBbbbb", quoteAddress: "0xABCDEF0000000000000000000000000000000006", quoteSymbol: "WETH", quoteDecimals: 18,
+      nativeUsd: "3000", poolAfter: { liquidityNative: 10n ** 18n, bondingCurvePct: null }
+    })
+    expect(engine.check(buy)).toBeUndefined()
+    expect(engine.apply(buy)).toBeUndefined()
+    const funded: MarketEvent = {
+      type: "walletFunded", id: "evm-funding", timestamp: start + 2000, chain: "base", wallet: creator, funder: "0xFAFAFAFAFAFAFAFAFAFAFAFAFAFAFAFAFAFAFAFA", sourceKind: "wallet",
+      sourceLabel: null, amount: 10n ** 17n, asset: "0xEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE", assetSymbol: "ETH", assetDecimals: 18, fundedAt: start, transactionHash: "0xabc"
+    }
+    expect(engine.check(funded)).toBeUndefined()
+    expect(engine.apply(funded)).toBeUndefined()
+    const wire = engine.token("base", evm.token)!.toWire()
+    expect(wire.anchorAddress).toBe("0xabcdef0000000000000000000000000000000006")
+    expect(wire.devFunding.address).toBe("0xfafafafafafafafafafafafafafafafafafafafa")
+  })
+
   it("refuses amounts beyond its exact range, whole and without changing anything", () => {
     const liquidity = {
-      type: "liquidityChanged", id: "l", timestamp: start + 2000, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
+      type: "liquidityChanged", id: "l", timestamp: start + 2000, chain: "solana", token: TOKEN, pool: "SwapPoo111111111111111111111111111111111111",
       dex: "raydium", anchorAddress: "So11111111111111111111111111111111111111112", anchorSymbol: "SOL", liquidityNative: 1n, nativeUsd: "150", block: null
     } as const
     const engine = new MarketEngine()
@@ -356,12 +378,16 @@ describe("MarketEngine", () => {
       { type: "nativePrice", id: "np-beyond", timestamp: start + 2000, chain: "solana", usd: "1000000000.000000000000000001" },
       { ...liquidity, id: "l-beyond", nativeUsd: "1000000001" }
     ]
+    // a share of the liquidity is at most 100 (spec: 0-100)
+    beyond.push({ type: "securityScored", id: "sec-beyond", timestamp: start + 2000, chain: "solana", token: TOKEN, mintDisabled: true, transferBlockable: false, lpBurntPct: "100.000001", transferFeeBps: null })
     // ... or worth nothing at 18 places
     const worthless: Array<MarketEvent> = [
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { nativeUsd: "0" }),
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { nativeUsd: "0.0000000000000000001" }),
       { type: "nativePrice", id: "np-zero", timestamp: start + 2000, chain: "solana", usd: "0.0" },
-      { ...liquidity, id: "l-zero", nativeUsd: "0" }
+      { ...liquidity, id: "l-zero", nativeUsd: "0" },
+      // a fill worth 0 native units would price the token at 0 (a black-box check saw every holder's value wiped)
+      swap(ALICE, "sell", 1_000n, 0n, start + 2000)
     ]
     for (const event of worthless) {
       expect(engine.check(event)).toMatch(/must be above 0/)
@@ -413,6 +439,19 @@ describe("MarketEngine", () => {
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: "" }), /^terminal is empty: send null when none is known$/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "" }), /^dex is empty$/],
       [{ type: "tokenListed", id: "listed-empty", timestamp: start + 2000, chain: "solana", token: TOKEN, platform: "", isPaid: false, paidAt: null }, /^platform is empty$/],
+      // ids compare exactly, and as text a lone surrogate would become U+FFFD: "X\ud800" and "X\udc00" one event
+      [{ ...swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000), id: "X\ud800" }, /^id is not well-formed Unicode \(a lone surrogate\)$/],
+      // every address an event carries is one of its chain, every transaction hash one visible token (a black-box check saw them served as sent)
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { pool: "p\udc00\u0001" }), /^pool "p\\udc00\\u0001" is not a solana address/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { quoteAddress: "Q\ud800\u0000x" }), /^quoteAddress ".*" is not a solana address/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { transactionHash: "tx\ud800z" }), /^transactionHash is not well-formed Unicode/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { transactionHash: "\ufeffhash" }), /^transactionHash has a space, control or invisible character$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { transactionHash: "tx hash" }), /^transactionHash has a space, control or invisible character$/],
+      [{ type: "graduated", id: "g-bad-pool", timestamp: start + 2000, chain: "solana", token: TOKEN, pool: "not a pool", dex: "pumpswap", transactionHash: "gtx" }, /^pool "not a pool" is not a solana address/],
+      [{ type: "liquidityChanged", id: "l-bad-anchor", timestamp: start + 2000, chain: "solana", token: TOKEN, pool: "SwapPoo111111111111111111111111111111111111", dex: "raydium", anchorAddress: "SOL", anchorSymbol: "SOL", liquidityNative: 1n, nativeUsd: "150", block: null }, /^anchorAddress "SOL" is not a solana address/],
+      [{ type: "walletFunded", id: "f-bad", timestamp: start + 2000, chain: "solana", wallet: ALICE, funder: "f\ud800", sourceKind: "wallet", sourceLabel: null, amount: null, asset: null, assetSymbol: null, assetDecimals: null, fundedAt: null, transactionHash: null }, /^funder ".*" is not a solana address/],
+      [{ type: "walletFunded", id: "f-bad-wallet", timestamp: start + 2000, chain: "solana", wallet: "w", funder: null, sourceKind: null, sourceLabel: null, amount: null, asset: null, assetSymbol: null, assetDecimals: null, fundedAt: null, transactionHash: null }, /^wallet "w" is not a solana address/],
+      [{ type: "walletLabeled", id: "label-bad-wallet", timestamp: start + 2000, chain: "solana", wallet: "0x1111111111111111111111111111111111111111", label: "kol", active: true }, /^wallet "0x1{40}" is not a solana address/],
       // a token launches once: the same token under another launch id
       [launch({ id: "launch-again" }), /^token solana:TokenAddress1+pump was already launched by another event; a token launches once$/]
     ]
@@ -636,14 +675,14 @@ describe("MarketEngine", () => {
     engine.apply(swap(ALICE, "buy", 1_000_000n, 1_000n, start + 1, 200, { poolAfter: { liquidityNative: 400_000_000_000n, bondingCurvePct: "99.9" } }))
     expect(engine.token("solana", TOKEN)!.toWire().liquidity).toEqual({ native: "400", usd: "60000" })
     engine.apply({ type: "curveProgressed", id: "c1", timestamp: start + 2, chain: "solana", token: TOKEN, bondingCurvePct: "99.9" })
-    engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
+    engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPoo111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
     engine.apply({
-      type: "liquidityChanged", id: "l1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
+      type: "liquidityChanged", id: "l1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: "SwapPoo111111111111111111111111111111111111",
       dex: "pumpswap", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 170_000_000_000n, nativeUsd: "150", block: null
     })
     const token = engine.token("solana", TOKEN)!.toWire()
     expect(token.graduatedAt).toBe(start + 3)
-    expect(token.graduatedToPool).toBe("SwapPool111111111111111111111111111111111111")
+    expect(token.graduatedToPool).toBe("SwapPoo111111111111111111111111111111111111")
     expect(token.graduatedToDex).toBe("pumpswap")
     expect(token.bondingCurvePct).toBe("100")
     expect(token.dexes).toEqual(["pumpswap", "pumpfun"])
@@ -661,9 +700,9 @@ describe("MarketEngine", () => {
     engine.apply(swap(BOB, "buy", 1_000_000n, 1_000n, start + 2, 201, {
       pool: "Side1111111111111111111111111111111111111111", dex: "side-dex", poolAfter: { liquidityNative: 50_000_000_000n, bondingCurvePct: null }
     }))
-    engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
+    engine.apply({ type: "graduated", id: "g1", timestamp: start + 3, chain: "solana", token: TOKEN, pool: "SwapPoo111111111111111111111111111111111111", dex: "pumpswap", transactionHash: "gtx" })
     engine.apply({
-      type: "liquidityChanged", id: "l1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: "SwapPool111111111111111111111111111111111111",
+      type: "liquidityChanged", id: "l1", timestamp: start + 4, chain: "solana", token: TOKEN, pool: "SwapPoo111111111111111111111111111111111111",
       dex: "pumpswap", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 170_000_000_000n, nativeUsd: "150", block: null
     })
     const token = engine.token("solana", TOKEN)!.toWire()
@@ -706,7 +745,7 @@ describe("MarketEngine", () => {
     const seeded = new MarketEngine()
     seeded.apply(launch({ launchpad: null, hasCurve: false, block: 5_000 }))
     seeded.apply({
-      type: "liquidityChanged", id: "seed", timestamp: start + 1, chain: "solana", token: TOKEN, pool: "Pool11111111111111111111111111111111111111",
+      type: "liquidityChanged", id: "seed", timestamp: start + 1, chain: "solana", token: TOKEN, pool: "Poo111111111111111111111111111111111111111",
       dex: "raydium", anchorAddress: SOL, anchorSymbol: "SOL", liquidityNative: 1_000_000_000n, nativeUsd: "150", block: 5_047
     })
     seeded.apply(swap(wallets[0]!, "buy", 1_000n, 1_000n, start + 2, 5_049))
@@ -728,7 +767,7 @@ describe("MarketEngine", () => {
     const engine = new MarketEngine()
     engine.apply(launch())
     engine.apply(swap(ALICE, "buy", 10_000_000_000n, 1_000n, start + 1))
-    const graduationPool = "SwapPool111111111111111111111111111111111111"
+    const graduationPool = "SwapPoo111111111111111111111111111111111111"
     engine.apply(transfer(ALICE, graduationPool, 2_000_000_000n, start + 2))
     engine.apply(transfer(ALICE, BOB, 1_000_000_000n, start + 3))
     expect(engine.token("solana", TOKEN)!.toWire().holders.count).toBe(3)

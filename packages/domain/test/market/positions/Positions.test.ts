@@ -362,11 +362,13 @@ interface Applied {
  */
 const run = (
   input: ReadonlyArray<Step>,
-  onStep: (p: Positions.PositionState, applied: Applied, index: number) => void = () => {}
+  onStep: (p: Positions.PositionState, applied: Applied, index: number) => void = () => {},
+  /** Each step's date (cycled); default one second apart, in order. */
+  dates?: ReadonlyArray<number>
 ): Positions.PositionState => {
   const p = fresh(0)
   input.forEach(([kind, size, price, rate, mcap, fee], i) => {
-    const at = 1_000 * (i + 1)
+    const at = dates === undefined || dates.length === 0 ? 1_000 * (i + 1) : dates[i % dates.length]!
     const before = p.holdings
     const amountOf = (part: boolean): bigint => (part ? (before * BigInt(size)) / 1_000_000n || 1n : before)
     const fillOf = (amount: bigint): Positions.Fill => {
@@ -452,6 +454,32 @@ describe("Positions properties", () => {
       expect(p.updatedAt).toBe(1_000 * (i + 1))
       previous = p.version
     })
+  })
+
+  it.prop(
+    "events dated in any order: the times never go back (updatedAt the latest date so far, openedAt ≤ closedAt ≤ updatedAt)",
+    [steps, Schema.Array(intBetween(1, 100_000)).check(Schema.isMaxLength(20))],
+    ([input, dates]) => {
+      let latest = 0
+      run(input, (p, _applied, i) => {
+        latest = Math.max(latest, dates.length === 0 ? 1_000 * (i + 1) : dates[i % dates.length]!)
+        expect(p.updatedAt).toBe(latest)
+        const w = wire(p)
+        expect(w.openedAt <= w.updatedAt).toBe(true)
+        if (w.closedAt !== undefined) expect(w.openedAt <= w.closedAt && w.closedAt <= w.updatedAt).toBe(true)
+      }, dates)
+    }
+  )
+
+  it("a late event counts at the position's updatedAt: a late sell cannot close a position before it opened", () => {
+    const p = fresh(10_000)
+    Positions.applyBuy(p, fill({ amount: tokens(1), native: "1", at: 10_000 }))
+    Positions.applySell(p, fill({ amount: tokens(1), native: "2", at: 0 }))
+    const w = wire(p)
+    expect(w.status).toBe("closed")
+    expect([w.openedAt, w.closedAt, w.updatedAt]).toEqual([10_000, 10_000, 10_000])
+    // its figures are the sell's all the same
+    expect(w.realizedPnl).toEqual({ native: "1", usd: "1" })
   })
 
   it.prop("the average cost is set when tokens come in, kept when they leave, and reading it changes nothing", [steps], ([input]) => {

@@ -14,7 +14,7 @@ import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
 // Named in the inferred type of `layer` (the server's services, DirectReads' among them).
 import type { DirectReads as _DirectReads } from "@spot/adapters-http"
-import { ApiKeyHash, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore, MemoryTradeStore } from "@spot/adapters-storage"
+import { ApiKeyHash, DataDirLock, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore, MemoryTradeStore } from "@spot/adapters-storage"
 import * as NodeServer from "./NodeServer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { cursorSecretFileIn, embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
@@ -300,5 +300,6 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
     Layer.provide(startMarket(config, overrides.announce !== false))
   )
   const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(banner(config, developmentKey), marketSummary)
-  return announcements.pipe(Layer.provideMerge(http), Layer.provideMerge(services))
+  // One server per data directory, taken before anything opens its files, released after all else.
+  return announcements.pipe(Layer.provideMerge(http), Layer.provideMerge(services), Layer.provide(DataDirLock.layer(config.dataDir)))
 }

@@ -19,6 +19,7 @@ const program = Effect.gen(function*() {
   return yield* Layer.launch(Server.layer(config)).pipe(
     // Settings read by the layers themselves (the rate limits)
     Effect.catchTag("ConfigError", invalidConfiguration),
+    Effect.catchTag("DataDirInUse", (error) => stopWith(error.message)),
     Effect.catchTag("ServeError", (error) =>
       stopWith(`cannot listen on HOST=${config.host} PORT=${config.port}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`)
     )

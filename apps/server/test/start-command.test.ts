@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -63,8 +63,7 @@ describe("the start command (bundled server)", () => {
   const dataDirs: Array<string> = []
   const children: Array<ChildProcess> = []
 
-  const start = (env: Record<string, string>) => {
-    const dataDir = mkdtempSync(join(tmpdir(), "spot-start-"))
+  const start = (env: Record<string, string>, dataDir = mkdtempSync(join(tmpdir(), "spot-start-"))) => {
     dataDirs.push(dataDir)
     const child = spawn(process.execPath, ["--enable-source-maps", bundle], {
       cwd: repoRoot,
@@ -113,6 +112,20 @@ describe("the start command (bundled server)", () => {
     const missing = await get(port, "/v1/tokens/solana/So11111111111111111111111111111111111111112")
     expect(missing.status).toBe(404)
     expect(missing.body.error.code).toBe("NOT_FOUND")
+
+    // A second server on the same data directory refuses to start, naming the first: two opened
+    // the embedded database each, and batches one of them acknowledged were lost (a black-box check).
+    const dataDir = dataDirs[dataDirs.length - 1]!
+    const second = start({ PORT: String(await freePort()), SPOT_SIMULATOR: "off" }, dataDir)
+    let stderr = ""
+    second.stderr!.on("data", (chunk) => (stderr += String(chunk)))
+    const code = await new Promise<number | null>((resolve) => second.once("exit", (c) => resolve(c)))
+    expect(code).toBe(1)
+    expect(stderr).toContain(`SPOT_DATA_DIR ${dataDir} is in use by another server (pid ${child.pid}`)
+    // the first one is untouched and still serves
+    expect((await get(port, "/v1/tokens/solana/So11111111111111111111111111111111111111112")).status).toBe(404)
     expect(await stop(child)).toBe(0)
+    // its stop released the lock
+    expect(existsSync(join(dataDir, "server.lock"))).toBe(false)
   }, 120_000)
 })

@@ -39,6 +39,20 @@ export class ApiError extends Data.TaggedError("ApiError")<{
     })
   }
 
+  /**
+   * A compressed body (`Content-Encoding` other than `identity`): refused before it is read, and
+   * the connection closed. Read as it is, a gzip body was refused as "not valid UTF-8".
+   */
+  static bodyEncoded(encoding: string): ApiError {
+    return new ApiError({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: `Request body sent with Content-Encoding ${JSON.stringify(encoding)}, which this endpoint does not decode. Send the body uncompressed (no Content-Encoding header).`,
+      details: [{ field: "body", message: `is encoded (${encoding}); send it uncompressed` }],
+      headers: { connection: "close" }
+    })
+  }
+
   /** A body that did not arrive whole within `maxSeconds`: refused, and the connection closed (the rest is not waited for). */
   static bodyTooSlow(maxSeconds: number): ApiError {
     return new ApiError({

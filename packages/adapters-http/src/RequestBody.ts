@@ -5,6 +5,7 @@
  *
  * - a `Content-Length` above the limit is refused before a byte of the body is read;
  * - a body without one (chunked) is read up to the limit, then refused (the rest is discarded);
+ * - a compressed body (`Content-Encoding` other than `identity`) is refused unread;
  * - a body that has not all arrived within the route's time (`maxSeconds`) is refused: a client
  *   sending a few bytes now and then otherwise held its connection until Node's request timeout
  *   (300 s) closed it with no answer at all (a black-box check);
@@ -55,6 +56,8 @@ const within = (request: HttpServerRequest.HttpServerRequest, limit: Limit): Eff
   // Node's own header record (RequestHeaders), not Effect's per-request copy of it.
   const declared = RequestHeaders.get(RequestHeaders.of(request), "content-length")
   if (declared !== undefined && Number(declared) > maxBytes) return Effect.fail(ApiError.bodyTooLarge(maxBytes, advice))
+  const encoding = RequestHeaders.get(RequestHeaders.of(request), "content-encoding")?.trim()
+  if (encoding !== undefined && encoding !== "" && encoding.toLowerCase() !== "identity") return Effect.fail(ApiError.bodyEncoded(encoding))
   const reading = request.arrayBuffer.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBytes)),
     Effect.catch((error) => Effect.fail(isOverflow(error) ? ApiError.bodyTooLarge(maxBytes, advice) : notJson))

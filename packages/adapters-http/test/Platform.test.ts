@@ -405,6 +405,22 @@ describe("request body limits", () => {
     expect(await json(good)).toEqual({ chains: ["ré"] })
   })
 
+  it("refuses a compressed body (Content-Encoding) unread, saying so; identity is a plain body", async () => {
+    const { gzipSync } = await import("node:zlib")
+    const body = gzipSync(`{"chains":["solana"]}`)
+    for (const encoding of ["gzip", "br", "GZIP, identity"]) {
+      const response = await post("/v1/echo", body as unknown as string, { "content-encoding": encoding })
+      expect(response.status).toBe(400)
+      expect(response.headers.get("connection")).toBe("close")
+      const refusal = await json(response)
+      expect(refusal.error.code).toBe("VALIDATION_ERROR")
+      expect(refusal.error.details).toEqual([{ field: "body", message: `is encoded (${encoding}); send it uncompressed` }])
+    }
+    const plain = await post("/v1/echo", `{"chains":["base"]}`, { "content-encoding": "identity" })
+    expect(plain.status).toBe(200)
+    expect(await json(plain)).toEqual({ chains: ["base"] })
+  })
+
   it("refuses a chunked body (no Content-Length) once it passes the limit; a small chunked body is read", async () => {
     await expectTooLarge(await post("/v1/echo-small", chunked(`{"chains":["solana"]}${" ".repeat(200)}`)), 64)
     const small = await post("/v1/echo-small", chunked(`{"chains":["base"]}`))

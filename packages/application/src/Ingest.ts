@@ -164,6 +164,13 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
       }
       continue
     }
+    const typeIssue = typeIssueOf(raw)
+    if (typeIssue !== undefined) {
+      const id = idOf(raw)
+      if (id !== undefined) refusedIds.set(i, id)
+      issues.set(i, [{ field: `events[${i}].type`, message: withId(id, typeIssue) }])
+      continue
+    }
     const decoded = decodeEvent(raw, decodeOptions)
     if (Exit.isSuccess(decoded)) {
       events[i] = decoded.value
@@ -183,6 +190,20 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
     if (launch !== undefined) refusedLaunches.set(i, launch)
   }
   return { events, bodies, issues, refusedLaunches, refusedIds }
+}
+
+const knownTypes: ReadonlySet<unknown> = new Set(Events.marketEventTypes)
+const typeList = Events.marketEventTypes.join(", ")
+
+/**
+ * What is wrong with an event object's `type`, if anything: the schema's own answer for a union
+ * ("Expected MarketEvent") names neither the field nor what it may be.
+ */
+const typeIssueOf = (raw: unknown): string | undefined => {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined
+  const type = (raw as { type?: unknown }).type
+  if (knownTypes.has(type)) return undefined
+  return type === undefined ? `is required: one of ${typeList}` : `${JSON.stringify(type)} is not an event type: one of ${typeList}`
 }
 
 /** A raw `tokenLaunched` that did not decode but names its chain and token: its token's key. */

@@ -189,6 +189,21 @@ describe("Ingest", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("an unknown or missing type is refused on the event's type field, naming the types there are", () => {
+    const { store, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const swap = wire.find((e) => e.type === "swap")! as { id: string }
+      const { type: _, ...untyped } = swap as unknown as { type: unknown; id: string }
+      const error = yield* Effect.flip(ingest.ingest([{ ...swap, type: "Swap" }, { ...untyped, id: "x:untyped" }]))
+      expect(error._tag === "ValidationFailed" && error.issues).toEqual([
+        { field: "events[0].type", message: `event "${swap.id}": "Swap" is not an event type: one of tokenLaunched, swap, transfer, metadataResolved, walletFunded, curveProgressed, graduated, liquidityChanged, securityScored, tokenListed, walletLabeled, identityResolved, nativePrice` },
+        { field: "events[1].type", message: expect.stringMatching(/^event "x:untyped": is required: one of tokenLaunched, swap, /) }
+      ])
+      expect(store.log.length).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("an event of a token launched earlier in the same batch gets every check but the unknown-token one", () => {
     const { store, market, layer } = setup()
     return Effect.gen(function*() {

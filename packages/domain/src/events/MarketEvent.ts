@@ -284,6 +284,26 @@ export const MarketEvent = Schema.Union([
   NativePriceUpdated
 ]).annotate({ identifier: "MarketEvent" })
 
+/** Every event's `type`, in the union's order (for messages naming what `type` may be). */
+export const marketEventTypes = [
+  "tokenLaunched",
+  "swap",
+  "transfer",
+  "metadataResolved",
+  "walletFunded",
+  "curveProgressed",
+  "graduated",
+  "liquidityChanged",
+  "securityScored",
+  "tokenListed",
+  "walletLabeled",
+  "identityResolved",
+  "nativePrice"
+] as const satisfies ReadonlyArray<MarketEvent["type"]>
+/** Compiles only while `marketEventTypes` names every member of the union. */
+const everyTypeNamed: Exclude<MarketEvent["type"], (typeof marketEventTypes)[number]> extends never ? true : never = true
+void everyTypeNamed
+
 export type TokenLaunched = typeof TokenLaunched.Type
 export type Swap = typeof Swap.Type
 export type Transfer = typeof Transfer.Type

@@ -59,6 +59,9 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
       if (e.nativeAmount === 0n) return "nativeAmount must be above 0: a swap's native value prices the token (a fill worth nothing is no price)"
       const curvePct = e.poolAfter?.bondingCurvePct
       if (curvePct != null && pctBeyond100(curvePct)) return "poolAfter.bondingCurvePct beyond 100"
+      if (e.poolAfter != null && e.poolAfter.liquidityNative > maxNativeUnits[e.chain]) {
+        return `poolAfter.liquidityNative beyond ${maxNativeUnits[e.chain]} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
+      }
       const usd = nativeUsd ?? Fixed.parse(e.nativeUsd)
       const usdRejection = nativeUsdRejection("nativeUsd", usd)
       if (usdRejection !== undefined || usd === undefined) return usdRejection
@@ -73,7 +76,13 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
     case "nativePrice":
       return nativeUsdRejection("usd", nativeUsd ?? Fixed.parse(e.usd))
     case "liquidityChanged":
+      // a pool's value, as a swap's: at most 10^10 whole native units (the whole supply of SOL is under 10^9)
+      if (e.liquidityNative > maxNativeUnits[e.chain]) {
+        return `liquidityNative beyond ${maxNativeUnits[e.chain]} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
+      }
       return nativeUsdRejection("nativeUsd", nativeUsd ?? Fixed.parse(e.nativeUsd))
+    case "walletFunded":
+      return e.amount !== null && e.amount > MAX_BASE_UNITS ? `amount beyond ${MAX_BASE_UNITS} base units` : undefined
     default:
       return undefined
   }
@@ -132,11 +141,12 @@ export const formRejection = (e: MarketEvent): Rejection => {
       return party("pool", e.pool) ?? party("anchorAddress", e.anchorAddress) ?? named("dex", e.dex) ??
         served("anchorSymbol", e.anchorSymbol, MAX_SYMBOL_LENGTH)
     case "tokenListed":
-      return named("platform", e.platform)
+      return named("platform", e.platform) ?? notAfter("paidAt", e.paidAt, e.timestamp)
     case "walletLabeled":
       return party("wallet", e.wallet) ?? named("label", e.label)
     case "walletFunded":
       return party("wallet", e.wallet) ?? party("funder", e.funder) ?? party("asset", e.asset) ?? hash("transactionHash", e.transactionHash) ??
+        notAfter("fundedAt", e.fundedAt, e.timestamp) ??
         served("sourceLabel", e.sourceLabel, MAX_TEXT_LENGTH) ?? served("assetSymbol", e.assetSymbol, MAX_SYMBOL_LENGTH)
     case "identityResolved":
       return party("wallet", e.wallet) ?? named("source", e.source) ?? served("handle", e.handle, MAX_TEXT_LENGTH) ??
@@ -147,6 +157,14 @@ export const formRejection = (e: MarketEvent): Rejection => {
       return undefined
   }
 }
+
+/**
+ * A time an event reports about the past (a funding's `fundedAt`, a listing's `paidAt`): not after
+ * the event itself, give or take a minute of clock skew between an indexer's sources (as a token's
+ * events before its launch). A black-box check saw a funding dated in the year 285,000 served.
+ */
+const notAfter = (field: string, at: number | null, eventTime: number): Rejection =>
+  at !== null && at > eventTime + 60_000 ? `${field} is more than 60 s after the event's own timestamp: it reports something that has happened` : undefined
 
 /** Lengths of the texts the API serves: a name of a venue or kind, a token's name and symbol, other texts. */
 export const MAX_NAME_LENGTH = 64
@@ -159,6 +177,12 @@ export const MAX_TEXT_LENGTH = 2_048
  * venues that read the same differ, or break a client's display.
  */
 const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u
+/**
+ * What a name must not hold beyond those: characters shown as nothing (Unicode's default-ignorable
+ * code points: variation selectors, the combining grapheme joiner, the Hangul fillers) and the
+ * blank braille pattern. "pump.fun" + U+FE0F read as "pump.fun" and was another venue.
+ */
+const invisibleInName = /[\p{Default_Ignorable_Code_Point}\u2800]/u
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**
@@ -183,7 +207,7 @@ const served = (field: string, value: string | null, max: number): Rejection => 
 const named = (field: string, value: string | null, instead?: string): Rejection => {
   if (value === null) return undefined
   if (value.trim() === "") return `${field} is empty${value === "" ? "" : " (blank)"}${instead === undefined ? "" : `: send ${instead}`}`
-  if (controlCharacter.test(value)) return `${field} has a control or invisible character`
+  if (controlCharacter.test(value) || invisibleInName.test(value)) return `${field} has a control or invisible character`
   // " pump.fun" would be a venue apart from "pump.fun" that reads the same
   if (value.trim() !== value) return `${field} starts or ends with a space`
   return served(field, value, MAX_NAME_LENGTH)

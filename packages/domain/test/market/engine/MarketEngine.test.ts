@@ -378,6 +378,10 @@ describe("MarketEngine", () => {
       { type: "nativePrice", id: "np-beyond", timestamp: start + 2000, chain: "solana", usd: "1000000000.000000000000000001" },
       { ...liquidity, id: "l-beyond", nativeUsd: "1000000001" }
     ]
+    // a pool's value is bounded as a swap's, a funding's amount as any amount
+    beyond.push({ ...liquidity, id: "l-deep", liquidityNative: 10n ** 19n + 1n })
+    beyond.push(swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { poolAfter: { liquidityNative: 10n ** 19n + 1n, bondingCurvePct: null } }))
+    beyond.push({ type: "walletFunded", id: "f-huge", timestamp: start + 2000, chain: "solana", wallet: ALICE, funder: null, sourceKind: null, sourceLabel: null, amount: 10n ** 36n + 1n, asset: null, assetSymbol: null, assetDecimals: 9, fundedAt: null, transactionHash: null })
     // a share of the liquidity is at most 100 (spec: 0-100)
     beyond.push({ type: "securityScored", id: "sec-beyond", timestamp: start + 2000, chain: "solana", token: TOKEN, mintDisabled: true, transferBlockable: false, lpBurntPct: "100.000001", transferFeeBps: null })
     // ... or worth nothing at 18 places
@@ -452,6 +456,13 @@ describe("MarketEngine", () => {
       [{ type: "walletFunded", id: "f-bad", timestamp: start + 2000, chain: "solana", wallet: ALICE, funder: "f\ud800", sourceKind: "wallet", sourceLabel: null, amount: null, asset: null, assetSymbol: null, assetDecimals: null, fundedAt: null, transactionHash: null }, /^funder ".*" is not a solana address/],
       [{ type: "walletFunded", id: "f-bad-wallet", timestamp: start + 2000, chain: "solana", wallet: "w", funder: null, sourceKind: null, sourceLabel: null, amount: null, asset: null, assetSymbol: null, assetDecimals: null, fundedAt: null, transactionHash: null }, /^wallet "w" is not a solana address/],
       [{ type: "walletLabeled", id: "label-bad-wallet", timestamp: start + 2000, chain: "solana", wallet: "0x1111111111111111111111111111111111111111", label: "kol", active: true }, /^wallet "0x1{40}" is not a solana address/],
+      // characters shown as nothing: "pump.fun" + U+FE0F read as "pump.fun" and was another venue
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "pump.fun\ufe0f" }), /^dex has a control or invisible character$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: "\u3164" }), /^terminal has a control or invisible character$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "ray\u2800" }), /^dex has a control or invisible character$/],
+      // times an event reports about the past are not after it
+      [{ type: "tokenListed", id: "listed-later", timestamp: start + 2000, chain: "solana", token: TOKEN, platform: "listingService", isPaid: true, paidAt: start + 62_001 }, /^paidAt is more than 60 s after the event's own timestamp/],
+      [{ type: "walletFunded", id: "f-later", timestamp: start + 2000, chain: "solana", wallet: ALICE, funder: null, sourceKind: null, sourceLabel: null, amount: null, asset: null, assetSymbol: null, assetDecimals: null, fundedAt: 2 ** 53 - 1, transactionHash: null }, /^fundedAt is more than 60 s after/],
       // a token launches once: the same token under another launch id
       [launch({ id: "launch-again" }), /^token solana:TokenAddress1+pump was already launched by another event; a token launches once$/]
     ]

@@ -1,0 +1,159 @@
+/**
+ * One server per data directory. The embedded database (PGlite) is one process's database: two
+ * servers started on one `SPOT_DATA_DIR` each opened it, each ran a market of its own on the same
+ * files, and batches one of them had acknowledged were gone after a restart (a black-box check,
+ * 2026-11-27). The snapshots and the key file are one server's too.
+ *
+ * The lock is the file `server.lock` in the directory, created exclusively, holding the owner's
+ * process id and start time. A second server finds it and refuses to start, naming the owner. A
+ * lock whose process is gone (a `kill -9`, a crash, a reboot) is stale and taken over. The takeover
+ * renames the stale file aside before creating a new one, so two servers taking over at once
+ * cannot both succeed: exactly one rename moves the stale file, and a rename that moved a fresh
+ * lock instead (another server's, created meanwhile) puts it back and refuses.
+ *
+ * Liveness is `kill(pid, 0)` on this host. A lock naming this very process is stale (a container
+ * restarted with the same pid 1). A pid reused by an unrelated process reads as alive: the message
+ * says to delete the file when no server runs.
+ */
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs"
+import { join } from "node:path"
+import { Data, Effect, Layer } from "effect"
+
+export const lockFileIn = (directory: string): string => join(directory, "server.lock")
+
+/** Another live process holds the directory. */
+export class DataDirInUse extends Data.TaggedError("DataDirInUse")<{
+  readonly lockFile: string
+  readonly pid: number
+  readonly since: string
+  readonly message: string
+}> {}
+
+const inUse = (directory: string, lockFile: string, owner: Owner): DataDirInUse =>
+  new DataDirInUse({
+    lockFile,
+    pid: owner.pid,
+    since: owner.since,
+    message: `SPOT_DATA_DIR ${directory} is in use by another server (pid ${owner.pid}, since ${owner.since}): one server per data ` +
+      `directory (its embedded database, snapshots and key file are one process's). Stop that server or give this one another ` +
+      `SPOT_DATA_DIR; if no server is running, delete ${lockFile}.`
+  })
+
+interface Owner {
+  readonly pid: number
+  readonly since: string
+}
+
+const ownerOf = (text: string): Owner | undefined => {
+  const [pid, since] = text.split("\n")
+  const n = Number(pid)
+  return Number.isSafeInteger(n) && n > 0 ? { pid: n, since: since ?? "unknown" } : undefined
+}
+
+const readOwner = (file: string): Owner | undefined => {
+  try {
+    return ownerOf(readFileSync(file, "utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+const isAlive = (pid: number): boolean => {
+  if (pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, owned by another user
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Creates `file` with `content` only if it does not exist; false when it does. */
+const createExclusive = (file: string, content: string): boolean => {
+  let fd: number
+  try {
+    fd = openSync(file, "wx", 0o600)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
+    throw error
+  }
+  try {
+    writeSync(fd, content)
+  } finally {
+    closeSync(fd)
+  }
+  return true
+}
+
+/** A held lock: `release` removes it (once, and only while it is still this process's). */
+export interface HeldLock {
+  readonly lockFile: string
+  readonly release: () => void
+}
+
+/**
+ * Takes the directory's lock (creating the directory), or fails with `DataDirInUse`. Synchronous:
+ * it runs once, at start-up, before anything opens the directory's files.
+ */
+export const acquire = (directory: string, now: Date = new Date()): HeldLock => {
+  mkdirSync(directory, { recursive: true })
+  const lockFile = lockFileIn(directory)
+  const content = `${process.pid}\n${now.toISOString()}\n`
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (createExclusive(lockFile, content)) {
+      let held = true
+      return {
+        lockFile,
+        release: () => {
+          if (!held) return
+          held = false
+          if (readOwner(lockFile)?.pid === process.pid) unlinkSync(lockFile)
+        }
+      }
+    }
+    const owner = readOwner(lockFile)
+    // Being written right now (created, content not yet there): look again.
+    if (owner === undefined) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20)
+      continue
+    }
+    if (isAlive(owner.pid)) throw inUse(directory, lockFile, owner)
+    // Stale: move it aside, then make sure what moved is that stale lock and not a fresh one.
+    const aside = `${lockFile}.stale-${process.pid}`
+    try {
+      renameSync(lockFile, aside)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue // another server moved it first
+      throw error
+    }
+    const moved = readOwner(aside)
+    if (moved !== undefined && moved.pid !== owner.pid && isAlive(moved.pid)) {
+      // Another server took the stale lock over and created its own meanwhile: put it back.
+      try {
+        linkSync(aside, lockFile)
+      } catch {
+        // a third one made its own lock: it decides; this one refuses all the same
+      }
+      unlinkSync(aside)
+      throw inUse(directory, lockFile, moved)
+    }
+    unlinkSync(aside)
+  }
+  throw new Error(`could not take ${lockFile}: it keeps changing; is another server starting on the same SPOT_DATA_DIR?`)
+}
+
+/** The lock for the layer's lifetime: taken when it is built, released when its scope closes. */
+export const layer = (directory: string): Layer.Layer<never, DataDirInUse> =>
+  Layer.effectDiscard(
+    Effect.acquireRelease(
+      Effect.suspend(() => {
+        try {
+          return Effect.succeed(acquire(directory))
+        } catch (error) {
+          return error instanceof DataDirInUse ? Effect.fail(error) : Effect.die(error)
+        }
+      }),
+      (held) => Effect.sync(() => held.release())
+    )
+  )

@@ -2,7 +2,7 @@
  * The composition root: the market, its embedded source, the key store, the limiter and the HTTP
  * API, as layers. `main.ts` launches it; tests build it on port 0.
  */
-import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -19,6 +19,7 @@ import * as NodeServer from "./NodeServer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { cursorSecretFileIn, embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
 import * as StreamGate from "./StreamGate.js"
+import * as WarmUpRecord from "./WarmUpRecord.js"
 
 /**
  * The key that signs page cursors: `SPOT_CURSOR_SECRET` when set, else the one kept in the data
@@ -89,14 +90,55 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
         yield* Console.log(`${from}event log replayed in ${((now - (restored._tag === "Restored" ? tailStarted : started)) / 1000).toFixed(1)} s: ${replayed} events, ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
       }
       if (config.simulator === null) return
+      const simulator = config.simulator
+      const publish = Ingest.publishWithRetry(ingest)
       const head = yield* retryWhileUnavailable("reading the event log's head", store.head)
-      const options = head === null ? config.simulator : { ...config.simulator, warmUpMs: 0, seed: resumedSeed(config.simulator.seed, head.seq) }
-      yield* SimulatorFeed.start(options, Ingest.publishWithRetry(ingest))
-      if (announce && head === null) {
-        const took = ((yield* Clock.currentTimeMillis) - now) / 1000
-        yield* Console.log(`market warmed up in ${took.toFixed(1)} s: ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
+      if (head === null) {
+        // The warm-up's record first: a start after a crash part-way through it finishes it.
+        const record: WarmUpRecord.WarmUpRecord = {
+          seed: simulator.seed,
+          tradesPerSecond: simulator.tradesPerSecond,
+          launchesPerMinute: simulator.launchesPerMinute,
+          warmUpMs: simulator.warmUpMs,
+          warmUpEnd: now,
+          complete: false
+        }
+        WarmUpRecord.write(config.dataDir, record)
+        yield* SimulatorFeed.start(WarmUpRecord.optionsOf(record, simulator.tickMs), publish)
+        WarmUpRecord.write(config.dataDir, { ...record, complete: true })
+        if (announce) {
+          const took = ((yield* Clock.currentTimeMillis) - now) / 1000
+          yield* Console.log(`market warmed up in ${took.toFixed(1)} s: ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
+        }
+        return
       }
+      const interrupted = WarmUpRecord.read(config.dataDir)
+      if (interrupted !== undefined && !interrupted.complete && (yield* beganWith(store, interrupted))) {
+        // The same warm-up again, through ingest: what the log holds is a duplicate, the rest is appended.
+        const resumedAt = yield* Clock.currentTimeMillis
+        yield* SimulatorFeed.warmUp(WarmUpRecord.optionsOf(interrupted, simulator.tickMs), publish)
+        WarmUpRecord.write(config.dataDir, { ...interrupted, complete: true })
+        if (announce) {
+          const took = ((yield* Clock.currentTimeMillis) - resumedAt) / 1000
+          yield* Console.log(`the warm-up a stop interrupted is complete (${took.toFixed(1)} s): ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
+        }
+      }
+      yield* SimulatorFeed.start({ ...simulator, warmUpMs: 0, seed: resumedSeed(simulator.seed, head.seq) }, publish)
     })
+  )
+
+/**
+ * Whether the log began with `record`'s warm-up: its first token launch is among the log's first
+ * events (a warm-up logs its first minute in one batch). A data directory's record says nothing
+ * about another database's log (`DATABASE_URL` changed).
+ */
+const beganWith = (store: EventStore["Service"], record: WarmUpRecord.WarmUpRecord) =>
+  Effect.map(
+    retryWhileUnavailable("reading the event log's first events", Stream.runHead(store.replay(0, 5_000))),
+    (first) => {
+      const launch = SimulatorFeed.firstWarmUpLaunchId(record)
+      return launch !== undefined && first._tag === "Some" && first.value.some((stored) => stored.event.id === launch)
+    }
   )
 
 /**

@@ -5,6 +5,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
+import { createServer } from "node:net"
 import * as Server from "./Server.js"
 import { serverConfig } from "./ServerConfig.js"
 
@@ -12,10 +13,23 @@ import { serverConfig } from "./ServerConfig.js"
 const stopWith = (message: string) => Effect.flatMap(Console.error(message), () => Effect.sync(() => process.exit(1)))
 const invalidConfiguration = (error: { readonly message: string }) => stopWith(`invalid configuration: ${error.message}`)
 
+/**
+ * Whether HOST:PORT can be listened on now (a probe, closed at once): a port already taken was
+ * told only after the whole warm-up and a snapshot (a black-box check); now before anything.
+ */
+const portProblem = (host: string, port: number): Effect.Effect<string | undefined> =>
+  Effect.callback<string | undefined>((resume) => {
+    const probe = createServer()
+    probe.once("error", (error) => resume(Effect.succeed(error.message)))
+    probe.listen(port, host, () => probe.close(() => resume(Effect.succeed(undefined))))
+  })
+
 const program = Effect.gen(function*() {
   const config = yield* serverConfig.pipe(
     Effect.catchTag("ConfigError", invalidConfiguration)
   )
+  const taken = config.port === 0 ? undefined : yield* portProblem(config.host, config.port)
+  if (taken !== undefined) return yield* stopWith(`cannot listen on HOST=${config.host} PORT=${config.port}: ${taken}`)
   return yield* Layer.launch(Server.layer(config)).pipe(
     // Settings read by the layers themselves (the rate limits)
     Effect.catchTag("ConfigError", invalidConfiguration),

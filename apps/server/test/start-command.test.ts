@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startDatabase, type TestDatabase } from "./storage/support.js"
@@ -104,6 +104,24 @@ describe("the start command (bundled server)", () => {
     expect(token.body.address).toBe(entry.address)
     expect(await stop(child)).toBe(0)
   }, 120_000)
+
+  it("refuses a taken port before anything else: no warm-up, nothing written to the data directory", async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    try {
+      const port = (taken.address() as AddressInfo).port
+      const child = start({ PORT: String(port) })
+      let stderr = ""
+      child.stderr!.on("data", (chunk) => (stderr += String(chunk)))
+      const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)))
+      expect(code).toBe(1)
+      expect(stderr).toContain(`cannot listen on HOST=127.0.0.1 PORT=${port}: listen EADDRINUSE`)
+      // before: the whole warm-up into the embedded database, and a snapshot, then the refusal
+      expect(readdirSync(dataDirs[dataDirs.length - 1]!)).toEqual([])
+    } finally {
+      taken.close()
+    }
+  }, 60_000)
 
   it("runs the embedded database when no DATABASE_URL is set", async () => {
     const port = await freePort()

@@ -16,6 +16,8 @@ export interface SimulatorFeedOptions {
   readonly warmUpMs: number
   /** How often the live feed folds what the simulator produced meanwhile. */
   readonly tickMs: number
+  /** When the warm-up ends (it covers the `warmUpMs` before); default the clock's now at start. */
+  readonly warmUpEnd?: number
 }
 
 export const defaultSimulatorFeedOptions: SimulatorFeedOptions = {
@@ -46,23 +48,58 @@ export type Publish = (events: ReadonlyArray<MarketEvent>) => Effect.Effect<void
 export const start = (options: SimulatorFeedOptions, publish?: Publish) =>
   Effect.gen(function*() {
     const market = yield* Market
-    const apply: Publish = publish ?? ((events) => market.writeLock.withPermit(Effect.sync(() => void market.apply(events))))
-    const now = yield* Clock.currentTimeMillis
+    const apply = publish ?? applyTo(market)
+    const simulator = yield* warmUp(options, apply)
+    yield* Effect.forkScoped(feedLive(simulator, market, apply, options.tickMs))
+    return simulator
+  })
+
+/**
+ * Replays the warm-up period alone (`warmUpEnd - warmUpMs` to `warmUpEnd`) and returns the
+ * simulator at its end. The same options give the same events, ids included: replayed again
+ * through ingest (a warm-up a crash interrupted), what the log holds comes back as duplicates.
+ */
+export const warmUp = (options: SimulatorFeedOptions, publish?: Publish) =>
+  Effect.gen(function*() {
+    const apply = publish ?? applyTo(yield* Market)
+    const end = options.warmUpEnd ?? (yield* Clock.currentTimeMillis)
     const simulator = new Simulator.MarketSimulator({
       seed: options.seed,
-      startTime: now - options.warmUpMs,
+      startTime: end - options.warmUpMs,
       tradesPerSecond: options.tradesPerSecond,
       launchesPerMinute: options.launchesPerMinute
     })
-    for (let t = now - options.warmUpMs; t < now; ) {
-      t = Math.min(now, t + 60_000)
+    for (let t = end - options.warmUpMs; t < end; ) {
+      t = Math.min(end, t + 60_000)
       const events = simulator.advance(t)
       for (let i = 0; i < events.length; i += warmUpBatch) yield* apply(events.slice(i, i + warmUpBatch))
       yield* Effect.yieldNow
     }
-    yield* Effect.forkScoped(feedLive(simulator, market, apply, options.tickMs))
     return simulator
   })
+
+/**
+ * The id of the warm-up's first token launch (undefined when it has none): the mark of a log that
+ * warm-up began. Its first events are native prices, whose ids any warm-up of the same times shares.
+ */
+export const firstWarmUpLaunchId = (
+  options: Pick<SimulatorFeedOptions, "seed" | "tradesPerSecond" | "launchesPerMinute" | "warmUpMs"> & { readonly warmUpEnd: number }
+): string | undefined => {
+  const simulator = new Simulator.MarketSimulator({
+    seed: options.seed,
+    startTime: options.warmUpEnd - options.warmUpMs,
+    tradesPerSecond: options.tradesPerSecond,
+    launchesPerMinute: options.launchesPerMinute
+  })
+  for (let t = options.warmUpEnd - options.warmUpMs; t < options.warmUpEnd; ) {
+    t = Math.min(options.warmUpEnd, t + 60_000)
+    const launch = simulator.advance(t).find((event) => event.type === "tokenLaunched")
+    if (launch !== undefined) return launch.id
+  }
+  return undefined
+}
+
+const applyTo = (market: Market["Service"]): Publish => (events) => market.writeLock.withPermit(Effect.sync(() => void market.apply(events)))
 
 const feedLive = (simulator: Simulator.MarketSimulator, market: Market["Service"], apply: Publish, tickMs: number) =>
   Effect.gen(function*() {

@@ -14,7 +14,7 @@ import { SqlClient } from "effect/sql"
 import { MemoryKeyStore, PgDatabase } from "@spot/adapters-storage"
 import * as Server from "../../src/Server.js"
 import type { ServerConfig } from "../../src/ServerConfig.js"
-import { apiKey, cursorSecret } from "../http/support/ReadApi.js"
+import { apiKey, cursorSecret, testDataDir } from "../http/support/ReadApi.js"
 import type { CuttableProxy, TestDatabase } from "./support.js"
 import { startDatabase, startProxy } from "./support.js"
 
@@ -33,7 +33,7 @@ const startServer = async (databaseUrl: string): Promise<Running> => {
     simulator: null,
     cursorSecret: Option.some(Redacted.make(cursorSecret)),
     apiKeys: [],
-    dataDir: ".data",
+    dataDir: testDataDir(),
     databaseUrl: Option.some(Redacted.make(databaseUrl)),
     ingestKeys: [Redacted.make(ingestKey)]
   }

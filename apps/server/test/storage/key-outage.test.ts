@@ -18,7 +18,7 @@ import { RateLimiterLive } from "@spot/adapters-http"
 import { PgDatabase, PgEventStore, PgKeyStore } from "@spot/adapters-storage"
 import * as Server from "../../src/Server.js"
 import type { ServerConfig } from "../../src/ServerConfig.js"
-import { cursorSecret } from "../http/support/ReadApi.js"
+import { cursorSecret, testDataDir } from "../http/support/ReadApi.js"
 import type { CuttableProxy, TestDatabase } from "./support.js"
 import { startDatabase, startProxy } from "./support.js"
 
@@ -70,7 +70,7 @@ describe("API key checks while the key table cannot be read", () => {
       simulator: null,
       cursorSecret: Option.some(Redacted.make(cursorSecret)),
       apiKeys: [Redacted.make(configuredKey)],
-      dataDir: ".data",
+      dataDir: testDataDir(),
       databaseUrl: Option.some(databaseUrl),
       ingestKeys: []
     }

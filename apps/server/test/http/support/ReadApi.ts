@@ -15,6 +15,9 @@ import { RateLimiterLive } from "@spot/adapters-http"
 import { MemoryEventStore, MemoryKeyStore } from "@spot/adapters-storage"
 import * as Server from "../../../src/Server.js"
 import type { ServerConfig } from "../../../src/ServerConfig.js"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 
 /** Keys the store is seeded with (as `SPOT_API_KEYS` would). */
 export const apiKey = "sk_test_readApiTestKeyNumberOne0123456789abcdef"
@@ -105,6 +108,20 @@ export interface ServerOptions {
   readonly keyCacheTtlMs?: number
 }
 
+/**
+ * A data directory of this test process's own, removed when it exits: a server locks its data
+ * directory (DataDirLock), and test files run in processes of their own at the same time.
+ */
+export const testDataDir = (): string => {
+  if (processDataDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "spot-test-data-"))
+    processDataDir = dir
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  }
+  return processDataDir
+}
+let processDataDir: string | undefined
+
 /** Starts the server once (per test file); `close` in `afterAll`. */
 export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => {
   const config: ServerConfig = {
@@ -113,7 +130,7 @@ export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => 
     simulator: null,
     cursorSecret: Option.some(Redacted.make(cursorSecret)),
     apiKeys: [],
-    dataDir: ".data"
+    dataDir: testDataDir()
   }
   const serverLayer = Server.layer(config, {
     market: Layer.succeed(Market.Market, options.market),

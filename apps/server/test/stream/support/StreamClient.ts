@@ -15,7 +15,7 @@ import type { StreamLimits, StreamServer } from "@spot/adapters-ws"
 import { StreamLayer } from "@spot/adapters-ws"
 import * as Server from "../../../src/Server.js"
 import type { ServerConfig } from "../../../src/ServerConfig.js"
-import { apiKey, cursorSecret, otherApiKey } from "../../http/support/ReadApi.js"
+import { apiKey, cursorSecret, otherApiKey, testDataDir } from "../../http/support/ReadApi.js"
 
 export { apiKey, otherApiKey }
 
@@ -38,7 +38,7 @@ export interface StreamServerOptions {
 }
 
 export const startStreamApi = async (options: StreamServerOptions): Promise<StreamApi> => {
-  const config: ServerConfig = { port: 0, host: "127.0.0.1", simulator: null, cursorSecret: Option.some(Redacted.make(cursorSecret)), apiKeys: [], dataDir: ".data" }
+  const config: ServerConfig = { port: 0, host: "127.0.0.1", simulator: null, cursorSecret: Option.some(Redacted.make(cursorSecret)), apiKeys: [], dataDir: testDataDir() }
   const serverLayer = Server.layer(config, {
     market: Layer.succeed(Market.Market, options.market),
     eventStore: MemoryEventStore.layer(),

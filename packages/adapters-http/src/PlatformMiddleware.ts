@@ -71,11 +71,6 @@ export interface PlatformOptions {
 
 type HttpEffect = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
 
-const pathOf = (url: string): string => {
-  const q = url.indexOf("?")
-  return q < 0 ? url : url.slice(0, q)
-}
-
 /**
  * A request's path as the router matches it (effect's FindMyWay: a full URL's origin dropped, cut
  * at `?`, `;` or `#`, percent-decoded, duplicate slashes merged, lower-cased), so that the key a
@@ -110,7 +105,8 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
   Effect.gen(function*() {
     const keyStore = yield* KeyStore
     const limiter = yield* RateLimiter
-    const openApiPath = options.openApiPath ?? "/openapi.json"
+    // as the router matches it (lower-case): `/OPENAPI.JSON` and `/openapi.json/` are the document too
+    const openApiPath = (options.openApiPath ?? "/openapi.json").toLowerCase()
     const clientIpHeader = options.clientIpHeader?.toLowerCase()
     const admin = options.admin
     const unauthorizedBody = ErrorResponses.encodeEnvelope(ErrorResponses.unauthorized)
@@ -250,7 +246,7 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         const headers = RequestHeaders.of(request)
         const requestId = RequestId.fromHeader(RequestHeaders.get(headers, "x-request-id"))
         const url = request.url
-        if ((request.method === "GET" || request.method === "HEAD") && pathOf(url) === openApiPath) {
+        if ((request.method === "GET" || request.method === "HEAD") && routedPath(url).replace(/(?<=.)\/$/, "") === openApiPath) {
           return Effect.map(httpEffect, (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
         }
         const now = clock()

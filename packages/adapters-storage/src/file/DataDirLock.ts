@@ -4,9 +4,10 @@
  * files, and batches one of them had acknowledged were gone after a restart (a black-box check,
  * 2026-11-27). The snapshots and the key file are one server's too.
  *
- * The lock is the file `server.lock` in the directory, created exclusively, holding the owner's
- * process id and start time. A second server finds it and refuses to start, naming the owner. A
- * lock whose process is gone (a `kill -9`, a crash, a reboot) is stale and taken over. The takeover
+ * The lock is the file `server.lock` in the directory, created exclusively and whole (linked into
+ * place), holding the owner's process id and start time. A second server finds it and refuses to
+ * start, naming the owner. A lock whose process is gone (a `kill -9`, a crash, a reboot), or that
+ * cannot be read (damaged), is stale and taken over. The takeover
  * renames the stale file aside before creating a new one, so two servers taking over at once
  * cannot both succeed: exactly one rename moves the stale file, and a rename that moved a fresh
  * lock instead (another server's, created meanwhile) puts it back and refuses.
@@ -15,7 +16,7 @@
  * restarted with the same pid 1). A pid reused by an unrelated process reads as alive: the message
  * says to delete the file when no server runs.
  */
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs"
+import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Data, Effect, Layer } from "effect"
 
@@ -69,21 +70,23 @@ const isAlive = (pid: number): boolean => {
   }
 }
 
-/** Creates `file` with `content` only if it does not exist; false when it does. */
+/**
+ * Creates `file` with `content` only if it does not exist (false when it does), whole: the content
+ * is written to a file of this process first and hard-linked into place, so the lock is never seen
+ * empty (a crash between creating and writing it left an empty lock no start could take).
+ */
 const createExclusive = (file: string, content: string): boolean => {
-  let fd: number
+  const own = `${file}.${process.pid}`
+  writeFileSync(own, content, { mode: 0o600 })
   try {
-    fd = openSync(file, "wx", 0o600)
+    linkSync(own, file)
+    return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
     throw error
-  }
-  try {
-    writeSync(fd, content)
   } finally {
-    closeSync(fd)
+    unlinkSync(own)
   }
-  return true
 }
 
 /** A held lock: `release` removes it (once, and only while it is still this process's). */
@@ -112,13 +115,9 @@ export const acquire = (directory: string, now: Date = new Date()): HeldLock => 
         }
       }
     }
+    // A lock is never empty (createExclusive): one that cannot be read is damaged, and stale.
     const owner = readOwner(lockFile)
-    // Being written right now (created, content not yet there): look again.
-    if (owner === undefined) {
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20)
-      continue
-    }
-    if (isAlive(owner.pid)) throw inUse(directory, lockFile, owner)
+    if (owner !== undefined && isAlive(owner.pid)) throw inUse(directory, lockFile, owner)
     // Stale: move it aside, then make sure what moved is that stale lock and not a fresh one.
     const aside = `${lockFile}.stale-${process.pid}`
     try {
@@ -128,7 +127,7 @@ export const acquire = (directory: string, now: Date = new Date()): HeldLock => 
       throw error
     }
     const moved = readOwner(aside)
-    if (moved !== undefined && moved.pid !== owner.pid && isAlive(moved.pid)) {
+    if (moved !== undefined && moved.pid !== owner?.pid && isAlive(moved.pid)) {
       // Another server took the stale lock over and created its own meanwhile: put it back.
       try {
         linkSync(aside, lockFile)

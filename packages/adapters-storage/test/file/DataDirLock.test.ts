@@ -69,6 +69,20 @@ describe("DataDirLock: one server per data directory", () => {
     }
   })
 
+  it("takes over a lock that cannot be read (empty or damaged: a lock is always written whole)", () => {
+    for (const damaged of ["", "not a pid\n", "\u0000\u0000"]) {
+      const dir = freshDir()
+      try {
+        writeFileSync(lockFileIn(dir), damaged)
+        const held = acquire(dir)
+        expect(readFileSync(lockFileIn(dir), "utf8").split("\n")[0]).toBe(String(process.pid))
+        held.release()
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  })
+
   it("a release leaves a lock alone that is no longer this process's", async () => {
     const dir = freshDir()
     const other = sleeper()

@@ -178,11 +178,12 @@ export const MAX_TEXT_LENGTH = 2_048
  */
 const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u
 /**
- * What a name must not hold beyond those: characters shown as nothing (Unicode's default-ignorable
- * code points: variation selectors, the combining grapheme joiner, the Hangul fillers) and the
- * blank braille pattern. "pump.fun" + U+FE0F read as "pump.fun" and was another venue.
+ * What a name or a transaction hash must not hold beyond those: characters shown as nothing
+ * (Unicode's default-ignorable code points: variation selectors, the combining grapheme joiner,
+ * the Hangul fillers), the blank braille pattern, and noncharacters (U+FFFE...). "pump.fun" +
+ * U+FE0F read as "pump.fun" and was another venue; a hash of one Hangul filler read as nothing.
  */
-const invisibleInName = /[\p{Default_Ignorable_Code_Point}\u2800]/u
+const invisibleInName = /[\p{Default_Ignorable_Code_Point}\u2800\p{Noncharacter_Code_Point}]/u
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**
@@ -208,6 +209,8 @@ const named = (field: string, value: string | null, instead?: string): Rejection
   if (value === null) return undefined
   if (value.trim() === "") return `${field} is empty${value === "" ? "" : " (blank)"}${instead === undefined ? "" : `: send ${instead}`}`
   if (controlCharacter.test(value) || invisibleInName.test(value)) return `${field} has a control or invisible character`
+  // "café" composed and decomposed read the same and would be two venues: one spelling, NFC
+  if (value.normalize("NFC") !== value) return `${field} is not in Unicode normalization form C (compose it: "e" + U+0301 is "é")`
   // " pump.fun" would be a venue apart from "pump.fun" that reads the same
   if (value.trim() !== value) return `${field} starts or ends with a space`
   return served(field, value, MAX_NAME_LENGTH)
@@ -220,7 +223,7 @@ const named = (field: string, value: string | null, instead?: string): Rejection
  */
 const hash = (field: string, value: string | null): Rejection => {
   if (value === null) return undefined
-  if (controlCharacter.test(value) || /\s/.test(value)) return `${field} has a space, control or invisible character`
+  if (controlCharacter.test(value) || invisibleInName.test(value) || /\s/.test(value)) return `${field} has a space, control or invisible character`
   return loneSurrogate.test(value) ? `${field} is not well-formed Unicode (a lone surrogate)` : undefined
 }
 

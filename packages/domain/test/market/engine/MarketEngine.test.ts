@@ -460,6 +460,12 @@ describe("MarketEngine", () => {
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "pump.fun\ufe0f" }), /^dex has a control or invisible character$/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { terminal: "\u3164" }), /^terminal has a control or invisible character$/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "ray\u2800" }), /^dex has a control or invisible character$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "pump\ufffe.fun" }), /^dex has a control or invisible character$/],
+      // "café" composed and decomposed would be two venues that read the same
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { dex: "cafe\u0301" }), /^dex is not in Unicode normalization form C/],
+      // a hash shown as nothing
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { transactionHash: "\u3164" }), /^transactionHash has a space, control or invisible character$/],
+      [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { transactionHash: "5h9\ufe0f" }), /^transactionHash has a space, control or invisible character$/],
       // times an event reports about the past are not after it
       [{ type: "tokenListed", id: "listed-later", timestamp: start + 2000, chain: "solana", token: TOKEN, platform: "listingService", isPaid: true, paidAt: start + 62_001 }, /^paidAt is more than 60 s after the event's own timestamp/],
       [{ type: "walletFunded", id: "f-later", timestamp: start + 2000, chain: "solana", wallet: ALICE, funder: null, sourceKind: null, sourceLabel: null, amount: null, asset: null, assetSymbol: null, assetDecimals: null, fundedAt: 2 ** 53 - 1, transactionHash: null }, /^fundedAt is more than 60 s after/],
@@ -473,6 +479,7 @@ describe("MarketEngine", () => {
     // Well-formed ones pass: an EVM token with a mixed-case address, a Solana swap.
     expect(engine.check(launch({ id: "evm", chain: "base", token: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01", creator: "0x2222222222222222222222222222222222222222" }))).toBeUndefined()
     expect(engine.check(swap(ALICE, "sell", 1_000n, 30_000n, start + 3000))).toBeUndefined()
+    expect(engine.check(swap(ALICE, "sell", 1_000n, 30_000n, start + 3000, 200, { dex: "caf\u00e9" }))).toBeUndefined()
     // a paired surrogate (an emoji), control characters in a token's name and a 256-character name are fine
     const fine = { name: "😀 N\u0000".padEnd(256, "x"), symbol: "S😀", image: null, description: null, website: null, twitter: null, telegram: null, discord: null }
     expect(engine.check({ type: "metadataResolved", id: "meta-fine", timestamp: start + 3000, chain: "solana", token: TOKEN, metadata: fine })).toBeUndefined()

@@ -20,9 +20,10 @@ export interface MarketShape {
   readonly engine: MarketEngine
   /**
    * Folds a batch in order, then tells every listener what changed (once per batch; a big batch's
-   * trades also slice by slice, {@link publishEvery}). With `now`, the clock moves there after the
-   * fold and before listeners hear of it (trailing windows roll to the present, not to the batch's
-   * last event).
+   * trades also slice by slice, {@link publishEvery}). With `now` (the service's clock), no event
+   * moves the clock past it (an event dated ahead is its own token's present, not every token's),
+   * and the clock moves there after the fold and before listeners hear of it (trailing windows
+   * roll to the present, not to the batch's last event).
    */
   readonly apply: (events: ReadonlyArray<MarketEvent>, now?: number) => IngestOutcome
   /** Moves the clock (trailing windows roll), then tells listeners what changed. */
@@ -66,7 +67,8 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
       let slice = 0
       for (let i = 0; i < events.length; i++) {
         const event = events[i]!
-        const reason = engine.apply(event)
+        // with the service's clock, no event moves the market's clock past it (MarketEngine.apply)
+        const reason = engine.apply(event, now)
         if (reason === undefined) applied++
         else rejected.push({ index: i, reason })
         if (sliced && ++slice >= publishEvery && i + 1 < events.length && events[i + 1]!.timestamp > event.timestamp) {

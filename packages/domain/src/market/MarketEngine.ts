@@ -208,9 +208,17 @@ export class MarketEngine {
 
   // --- folding ----------------------------------------------------------------------------------
 
-  /** Folds one event; returns why it was not applied, or undefined. */
-  apply(event: MarketEvent): Rejection {
-    if (event.timestamp > this.clock) this.clock = event.timestamp
+  /**
+   * Folds one event; returns why it was not applied, or undefined. The clock moves to the event's
+   * time, but not past `clockLimit` (the service's clock, when the caller has one): an event dated
+   * ahead of it (ingest takes up to a minute of an indexer's clock skew) is its own token's
+   * present, not every token's. A black-box check saw one launch dated 55 s ahead end every other
+   * token's trailing windows 55 s early and date them in the future. Without a limit (a replay of
+   * the log, an embedder), event times are the clock.
+   */
+  apply(event: MarketEvent, clockLimit: number = Infinity): Rejection {
+    const at = event.timestamp
+    if (at > this.clock) this.clock = at <= clockLimit ? at : Math.max(this.clock, clockLimit)
     const rejection = this.fold(event)
     if (rejection === undefined) this.eventCount++
     return rejection

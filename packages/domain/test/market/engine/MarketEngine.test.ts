@@ -524,6 +524,31 @@ describe("MarketEngine", () => {
     expect(token.updatedAt).toBe(start + 1000)
   })
 
+  it("an event dated ahead of the service's clock (clockLimit) is its own token's present, not every token's", () => {
+    const now = start + 600_000
+    const other = launch({ id: "launch-ahead", token: "Ahead111111111111111111111111111111111111111", timestamp: now + 55_000 })
+    const fold = (limit: number | undefined) => {
+      const engine = new MarketEngine()
+      engine.apply(launch(), limit)
+      engine.apply(swap(ALICE, "buy", 1_000_000_000_000n, 30_000_000n, now - 270_000), limit) // 30 s left in the 5m window
+      engine.advanceTo(now)
+      engine.apply(other, limit)
+      engine.advanceTo(now)
+      return engine
+    }
+    const live = fold(now)
+    expect(live.now).toBe(now)
+    const token = live.token("solana", TOKEN)!.toWire()
+    expect(token.stats["5m"].buyCount).toBe(1)
+    expect(token.updatedAt).toBe(now - 270_000)
+    // ... while the event's own token is dated as it says
+    expect(live.token("solana", "Ahead111111111111111111111111111111111111111")!.toWire().updatedAt).toBe(now + 55_000)
+    // Without a limit (a replay of the log), event times are the clock: the window has moved on.
+    const replayed = fold(undefined)
+    expect(replayed.now).toBe(now + 55_000)
+    expect(replayed.token("solana", TOKEN)!.toWire().stats["5m"].buyCount).toBe(0)
+  })
+
   it("keeps the all-time highs at or above the current price and market cap through trades, mints and burns", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

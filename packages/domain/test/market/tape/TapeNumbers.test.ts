@@ -24,12 +24,14 @@ const anyFixed = fc.oneof(
 
 
 describe("TapeNumbers", () => {
-  it("fixedToDouble is Fixed.toNumber", () => {
+  it("fixedToDouble is the nearest double, what JSON.parse of the decimal string gives (a candle's close is the price read as a number)", () => {
     fc.assert(
       fc.property(anyFixed, (value) => {
-        expect(fixedToDouble(value)).toBe(FixedMath.toNumber(value))
+        expect(fixedToDouble(value)).toBe(JSON.parse(FixedMath.format(value)))
       })
     )
+    // A price a black-box check saw as 0.01679483617892209 in the candles (Fixed.toNumber rounds twice)
+    expect(fixedToDouble(16_794_836_178_922_087n)).toBe(0.016794836178922086)
   })
 
   it("fixedFromDouble gives back every Fixed of at most 15 significant digits", () => {

@@ -254,7 +254,7 @@ const metricValue = (trade: ModelTrade, metric: CandleMetric, denomination: Deno
     ? trade.marketCapUsd
     : trade.marketCapNative
 
-/** Every non-empty bucket of the given trades, oldest first, values through `Fixed.toNumber`. */
+/** Every non-empty bucket of the given trades, oldest first, values as the nearest doubles (what `JSON.parse` of the decimal string gives). */
 export const modelCandles = (
   trades: ReadonlyArray<ModelTrade>,
   timeframe: Timeframe,
@@ -276,7 +276,7 @@ export const modelCandles = (
   }
   for (const trade of trades) {
     const time = bucketStart(timeframe, trade.time)
-    const value = FixedMath.toNumber(metricValue(trade, metric, denomination))
+    const value = Number(FixedMath.format(metricValue(trade, metric, denomination)))
     const units = nanoUnits(denomination === "usd" ? trade.volumeUsd : trade.volumeNative)
     if (current === undefined || current.time !== time) {
       flush()

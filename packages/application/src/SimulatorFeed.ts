@@ -54,24 +54,37 @@ export const start = (options: SimulatorFeedOptions, publish?: Publish) =>
     return simulator
   })
 
+/** What fixes a warm-up's events, ids included: the simulator's settings and the period's end. */
+type WarmUpPeriod = Pick<SimulatorFeedOptions, "seed" | "tradesPerSecond" | "launchesPerMinute" | "warmUpMs"> & { readonly warmUpEnd: number }
+
+/** The warm-up's simulator and its events a simulated minute at a time (`warmUpEnd - warmUpMs` to `warmUpEnd`). */
+const warmUpMinutes = (period: WarmUpPeriod) => {
+  const end = period.warmUpEnd
+  const simulator = new Simulator.MarketSimulator({
+    seed: period.seed,
+    startTime: end - period.warmUpMs,
+    tradesPerSecond: period.tradesPerSecond,
+    launchesPerMinute: period.launchesPerMinute
+  })
+  function* minutes(): Generator<ReadonlyArray<MarketEvent>> {
+    for (let t = end - period.warmUpMs; t < end; ) {
+      t = Math.min(end, t + 60_000)
+      yield simulator.advance(t)
+    }
+  }
+  return { simulator, minutes: minutes() }
+}
+
 /**
- * Replays the warm-up period alone (`warmUpEnd - warmUpMs` to `warmUpEnd`) and returns the
- * simulator at its end. The same options give the same events, ids included: replayed again
- * through ingest (a warm-up a crash interrupted), what the log holds comes back as duplicates.
+ * Replays the warm-up period alone and returns the simulator at its end. The same options give
+ * the same events, ids included: replayed again through ingest (a warm-up a crash interrupted),
+ * what the log holds comes back as duplicates.
  */
 export const warmUp = (options: SimulatorFeedOptions, publish?: Publish) =>
   Effect.gen(function*() {
     const apply = publish ?? applyTo(yield* Market)
-    const end = options.warmUpEnd ?? (yield* Clock.currentTimeMillis)
-    const simulator = new Simulator.MarketSimulator({
-      seed: options.seed,
-      startTime: end - options.warmUpMs,
-      tradesPerSecond: options.tradesPerSecond,
-      launchesPerMinute: options.launchesPerMinute
-    })
-    for (let t = end - options.warmUpMs; t < end; ) {
-      t = Math.min(end, t + 60_000)
-      const events = simulator.advance(t)
+    const { minutes, simulator } = warmUpMinutes({ ...options, warmUpEnd: options.warmUpEnd ?? (yield* Clock.currentTimeMillis) })
+    for (const events of minutes) {
       for (let i = 0; i < events.length; i += warmUpBatch) yield* apply(events.slice(i, i + warmUpBatch))
       yield* Effect.yieldNow
     }
@@ -82,18 +95,9 @@ export const warmUp = (options: SimulatorFeedOptions, publish?: Publish) =>
  * The id of the warm-up's first token launch (undefined when it has none): the mark of a log that
  * warm-up began. Its first events are native prices, whose ids any warm-up of the same times shares.
  */
-export const firstWarmUpLaunchId = (
-  options: Pick<SimulatorFeedOptions, "seed" | "tradesPerSecond" | "launchesPerMinute" | "warmUpMs"> & { readonly warmUpEnd: number }
-): string | undefined => {
-  const simulator = new Simulator.MarketSimulator({
-    seed: options.seed,
-    startTime: options.warmUpEnd - options.warmUpMs,
-    tradesPerSecond: options.tradesPerSecond,
-    launchesPerMinute: options.launchesPerMinute
-  })
-  for (let t = options.warmUpEnd - options.warmUpMs; t < options.warmUpEnd; ) {
-    t = Math.min(options.warmUpEnd, t + 60_000)
-    const launch = simulator.advance(t).find((event) => event.type === "tokenLaunched")
+export const firstWarmUpLaunchId = (period: WarmUpPeriod): string | undefined => {
+  for (const events of warmUpMinutes(period).minutes) {
+    const launch = events.find((event) => event.type === "tokenLaunched")
     if (launch !== undefined) return launch.id
   }
   return undefined

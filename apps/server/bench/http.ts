@@ -86,7 +86,7 @@ const repoRoot = new URL("../../../", import.meta.url).pathname
 
 /**
  * The heap settings this bench was started with (`scripts/run.sh` gives the service and the
- * benchmarks a 64 MB young generation), passed on to both servers: the service is measured as
+ * benchmarks a 128 MB young generation), passed on to both servers: the service is measured as
  * `npm start` runs it, and the baseline gets the same heap.
  */
 const heapFlags = process.execArgv.filter((flag) => flag.startsWith("--max-semi-space-size") || flag.startsWith("--min-semi-space-size"))

@@ -603,6 +603,9 @@ const durableIngest = async (database: BenchDatabase): Promise<IngestFigures> =>
 // ---------------------------------------------------------------------------------------------
 // Phase 2: restart.
 
+/** The young-generation setting `scripts/run.sh` starts the service (and this bench) with. */
+const startHeapFlags = process.execArgv.filter((flag) => flag.startsWith("--max-semi-space-size"))
+
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const probe = net.createServer()
@@ -672,7 +675,7 @@ const restart = async (
   const started = performance.now()
   // The service's own start command (scripts/run.sh start: the bundled server, its flags included),
   // as an operator restarts it; the bundle is built once before the first restart, as a deploy does.
-  const child = spawn(process.execPath, ["--max-semi-space-size=64", "--enable-source-maps", serverBundle()], {
+  const child = spawn(process.execPath, [...startHeapFlags, "--enable-source-maps", serverBundle()], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -292,7 +292,7 @@ export class MarketEngine {
       const token = this.changedPositionTokens[i]!
       positions[i] = { state: token.positions.at(this.changedPositionSlots[i]!), token, wallet: this.changedPositionWallets[i]! }
     }
-    for (const token of this.changedTokens) token.publish()
+    for (const token of this.changedTokens) token.publish(this.clock)
     const changes: EngineChanges = { tokens: [...this.changedTokens], trades: this.newTrades, positions, leftMemory: this.leftMemory }
     this.leftMemory = []
     this.changedTokens = new Set()

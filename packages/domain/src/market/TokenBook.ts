@@ -347,9 +347,23 @@ export class TokenBook implements DiscoveryCandidate {
     this.encoded = undefined
   }
 
-  /** The state readers have now is published: `updatedAt` is fixed (the engine's `drainChanges`). */
-  publish(): void {
-    this.publishedAt = this.updatedAt
+  /**
+   * The state readers have now is published: `updatedAt` is fixed (the engine's `drainChanges`).
+   * The 1 ms step never takes it past `clock` (the market's clock): at more than one published
+   * state per millisecond, sustained, it would otherwise run ahead of the clock without bound (a
+   * black-box check: 1.6 s with 12,000 one-swap batches in 10 s). There two states can share an
+   * `updatedAt`; below that rate they never do.
+   */
+  publish(clock: number): void {
+    const changed = this.changedAt
+    if (Number.isNaN(changed)) return
+    const published = this.publishedAt
+    const next = changed > published ? changed : published + 1 <= clock ? published + 1 : published
+    if (next !== this.updatedAt) {
+      this.cachedWire = undefined
+      this.encoded = undefined
+    }
+    this.publishedAt = next
     this.changedAt = NaN
   }
 

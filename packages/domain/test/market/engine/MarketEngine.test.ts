@@ -663,6 +663,9 @@ describe("MarketEngine", () => {
       at.push(token().updatedAt)
       engine.drainChanges()
     }
+    // the service's clock is past the events (ticks move it to the wall clock)
+    engine.advanceTo(start + 10_000)
+    engine.drainChanges()
     // three swaps in one millisecond, each read in between (as a REST reader between batches)
     for (const [i, trader] of [ALICE, BOB, ALICE].entries()) {
       expect(engine.apply(swap(trader, "buy", 1_000_000_000n + BigInt(i), 30_000_000n, start + 5_000, 200, { id: `same-ms-${i}` }))).toBeUndefined()
@@ -687,6 +690,16 @@ describe("MarketEngine", () => {
     // ... and a later change takes its own time
     engine.apply(swap(ALICE, "buy", 1_000n, 30_000n, start + 60_000, 200, { id: "later" }))
     expect(token().updatedAt).toBe(start + 60_000)
+    engine.drainChanges()
+
+    // The 1 ms step never takes it past the market's clock (here the events' own, as in a replay):
+    // more published states than milliseconds share the clock's time rather than run ahead of it.
+    for (let i = 0; i < 5; i++) {
+      engine.apply(swap(ALICE, "buy", 1_000n, 30_000n, start + 60_000, 200, { id: `at-clock-${i}` }))
+      engine.drainChanges()
+      expect(token().updatedAt).toBe(start + 60_000)
+    }
+    expect(engine.now).toBe(start + 60_000)
   })
 
   it("moves devFunding from unresolved to resolved when the creator's funding lookup settles", () => {

@@ -77,6 +77,9 @@ const TOTAL_KINDS = 5
 const CURVE_HISTORY_MS = 3_600_000
 const CURVE_SAMPLE_MS = 60_000
 
+/** How far a token's `updatedAt` may step ahead of the market's clock (`TokenBook.publish`). */
+export const MAX_UPDATED_AT_LEAD_MS = 1_000
+
 export class TokenBook implements DiscoveryCandidate {
   readonly key: string
   private currentMetadata: TokenMetadataFields = emptyMetadata
@@ -127,6 +130,8 @@ export class TokenBook implements DiscoveryCandidate {
   private publishedAt: number
   /** The latest time among the changes since (NaN: none). */
   private changedAt = NaN
+  /** The latest time of any change so far (an event dated ahead of the clock included). */
+  private latestChangeAt: number
   readonly tape: TradeTape
   /** The newest trades of this token (created by the engine on the first trade). */
   recentTrades: TradeRing | undefined = undefined
@@ -160,6 +165,7 @@ export class TokenBook implements DiscoveryCandidate {
     this.bondingCurvePct = hasCurve ? 0n : null
     if (hasCurve) this.curveSamples = [createdAt, 0]
     this.publishedAt = createdAt
+    this.latestChangeAt = createdAt
     this.tape = new TradeTape({ retainMs: tapeRetainMs })
     this.holders = new HolderBook(supply, creator, hasCurve ? launchBlock : null, this)
     this.positions = new PositionBook(chain, address, decimals)
@@ -343,14 +349,16 @@ export class TokenBook implements DiscoveryCandidate {
   /** Records a change at `at`. */
   touch(at: number): void {
     if (!(at <= this.changedAt)) this.changedAt = at
+    if (at > this.latestChangeAt) this.latestChangeAt = at
     this.cachedWire = undefined
     this.encoded = undefined
   }
 
   /**
    * The state readers have now is published: `updatedAt` is fixed (the engine's `drainChanges`).
-   * The 1 ms step never takes it past `clock` (the market's clock): at more than one published
-   * state per millisecond, sustained, it would otherwise run ahead of the clock without bound (a
+   * The 1 ms step never takes it more than `MAX_UPDATED_AT_LEAD_MS` past the market's `clock` (or
+   * past the token's latest change, when that is dated ahead): at more than one published state
+   * per millisecond, sustained, it would otherwise run ahead of the clock without bound (a
    * black-box check: 1.6 s with 12,000 one-swap batches in 10 s). There two states can share an
    * `updatedAt`; below that rate they never do.
    */
@@ -358,7 +366,8 @@ export class TokenBook implements DiscoveryCandidate {
     const changed = this.changedAt
     if (Number.isNaN(changed)) return
     const published = this.publishedAt
-    const next = changed > published ? changed : published + 1 <= clock ? published + 1 : published
+    const ceiling = (clock > this.latestChangeAt ? clock : this.latestChangeAt) + MAX_UPDATED_AT_LEAD_MS
+    const next = changed > published ? changed : published + 1 <= ceiling ? published + 1 : published
     if (next !== this.updatedAt) {
       this.cachedWire = undefined
       this.encoded = undefined

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import type { MarketEvent } from "../../../src/events/MarketEvent.js"
 import * as Fixed from "../../../src/Fixed.js"
 import { MarketEngine } from "../../../src/market/MarketEngine.js"
+import { MAX_UPDATED_AT_LEAD_MS } from "../../../src/market/TokenBook.js"
 import { MarketSimulator, defaultSimulatorOptions } from "../../../src/simulator/MarketSimulator.js"
 import { Position } from "../../../src/wire/Position.js"
 import { Token } from "../../../src/wire/Token.js"
@@ -692,14 +693,17 @@ describe("MarketEngine", () => {
     expect(token().updatedAt).toBe(start + 60_000)
     engine.drainChanges()
 
-    // The 1 ms step never takes it past the market's clock (here the events' own, as in a replay):
-    // more published states than milliseconds share the clock's time rather than run ahead of it.
-    for (let i = 0; i < 5; i++) {
+    // The 1 ms step never takes it more than a second past the market's clock (here the events'
+    // own, as in a replay): more published states than that share the bound rather than run on.
+    const steps: Array<number> = []
+    for (let i = 0; i < MAX_UPDATED_AT_LEAD_MS + 5; i++) {
       engine.apply(swap(ALICE, "buy", 1_000n, 30_000n, start + 60_000, 200, { id: `at-clock-${i}` }))
       engine.drainChanges()
-      expect(token().updatedAt).toBe(start + 60_000)
+      steps.push(token().updatedAt)
     }
     expect(engine.now).toBe(start + 60_000)
+    expect(steps.slice(0, 3)).toEqual([start + 60_001, start + 60_002, start + 60_003])
+    expect(steps.slice(-6)).toEqual(Array(6).fill(start + 60_000 + MAX_UPDATED_AT_LEAD_MS))
   })
 
   it("moves devFunding from unresolved to resolved when the creator's funding lookup settles", () => {

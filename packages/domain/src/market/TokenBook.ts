@@ -334,11 +334,11 @@ export class TokenBook implements DiscoveryCandidate {
    * When the token last changed: the latest change's time, or 1 ms past the last published
    * `updatedAt` when no change since is later (several changes in one millisecond, a late event).
    * It strictly increases from one published state to the next (the engine publishes at each
-   * drain: a batch's fold, a clock tick), so two states a client can see never share one, and a
-   * client merging a REST snapshot with the stream by "the later updatedAt" (spec, "Combining a
-   * snapshot with a stream") never keeps an older state on a tie. Per published state, not per
-   * change: 5,000 swaps of one millisecond in one batch moved it 5 s ahead of the clock before
-   * (a black-box check; docs/market-events.md).
+   * drain: a batch's fold, a clock tick; up to the bound of `publish`), so two states a client can
+   * see do not share one, and a client merging a REST snapshot with the stream by "the later
+   * updatedAt" (spec, "Combining a snapshot with a stream") does not keep an older state on a tie.
+   * Per published state, not per change: 5,000 swaps of one millisecond in one batch moved it
+   * 3.4 s ahead of the clock before (a black-box check; docs/market-events.md).
    */
   get updatedAt(): number {
     const changed = this.changedAt

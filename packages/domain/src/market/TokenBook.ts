@@ -77,8 +77,14 @@ const TOTAL_KINDS = 5
 const CURVE_HISTORY_MS = 3_600_000
 const CURVE_SAMPLE_MS = 60_000
 
-/** How far a token's `updatedAt` may step ahead of the market's clock (`TokenBook.publish`). */
-export const MAX_UPDATED_AT_LEAD_MS = 1_000
+/**
+ * How far a token's `updatedAt` may step past the market's clock or its latest change
+ * (`TokenBook.publish`): the minute of clock skew an event may carry ahead, plus a second. With
+ * less, a token told of an event dated ahead ran out of room before the clock reached that event:
+ * 1,000 states later its next ones shared an `updatedAt`, at 30 batches a second (a black-box
+ * check). With this, states share one only past one state per millisecond for over a minute.
+ */
+export const MAX_UPDATED_AT_LEAD_MS = 61_000
 
 export class TokenBook implements DiscoveryCandidate {
   readonly key: string
@@ -359,8 +365,8 @@ export class TokenBook implements DiscoveryCandidate {
    * The 1 ms step never takes it more than `MAX_UPDATED_AT_LEAD_MS` past the market's `clock` (or
    * past the token's latest change, when that is dated ahead): at more than one published state
    * per millisecond, sustained, it would otherwise run ahead of the clock without bound (a
-   * black-box check: 1.6 s with 12,000 one-swap batches in 10 s). There two states can share an
-   * `updatedAt`; below that rate they never do.
+   * black-box check: 1.6 s with 12,000 one-swap batches in 10 s). Only there can two states share
+   * an `updatedAt`.
    */
   publish(clock: number): void {
     const changed = this.changedAt

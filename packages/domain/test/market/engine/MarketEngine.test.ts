@@ -543,7 +543,18 @@ describe("MarketEngine", () => {
     expect(token.stats["5m"].buyCount).toBe(1)
     expect(token.updatedAt).toBe(now - 270_000)
     // ... while the event's own token is dated as it says
-    expect(live.token("solana", "Ahead111111111111111111111111111111111111111")!.toWire().updatedAt).toBe(now + 55_000)
+    const ahead = "Ahead111111111111111111111111111111111111111"
+    expect(live.token("solana", ahead)!.toWire().updatedAt).toBe(now + 55_000)
+    live.drainChanges()
+    // and its next states, before the clock reaches that time, each get a later updatedAt (with a
+    // bound of a second past it, the 1,001st and later shared one: a black-box check)
+    const seen: Array<number> = []
+    for (let i = 0; i < 3_000; i++) {
+      live.apply(swap(ALICE, "buy", 1_000n, 30_000n, now, 200, { id: `after-ahead-${i}`, token: ahead }), now)
+      live.drainChanges()
+      seen.push(live.token("solana", ahead)!.updatedAt)
+    }
+    expect(seen.every((u, i) => u === now + 55_000 + i + 1)).toBe(true)
     // Without a limit (a replay of the log), event times are the clock: the window has moved on.
     const replayed = fold(undefined)
     expect(replayed.now).toBe(now + 55_000)
@@ -693,8 +704,8 @@ describe("MarketEngine", () => {
     expect(token().updatedAt).toBe(start + 60_000)
     engine.drainChanges()
 
-    // The 1 ms step never takes it more than a second past the market's clock (here the events'
-    // own, as in a replay): more published states than that share the bound rather than run on.
+    // The 1 ms step never takes it more than MAX_UPDATED_AT_LEAD_MS past the market's clock (here
+    // the events' own, as in a replay): more published states than that share the bound.
     const steps: Array<number> = []
     for (let i = 0; i < MAX_UPDATED_AT_LEAD_MS + 5; i++) {
       engine.apply(swap(ALICE, "buy", 1_000n, 30_000n, start + 60_000, 200, { id: `at-clock-${i}` }))

@@ -73,7 +73,8 @@ type HttpEffect = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
 
 /**
  * A request's path as the router matches it (effect's FindMyWay: a full URL's origin dropped, cut
- * at `?`, `;` or `#`, percent-decoded, duplicate slashes merged, lower-cased), so that the key a
+ * at `?`, `;` or `#`, percent-decoded, duplicate slashes merged, a trailing slash dropped,
+ * lower-cased), so that the key a
  * path takes is decided on the path its route is found by. A black-box check found a customer key
  * accepted by the ingest route at `/ADMIN/v1/events`, `//admin/v1/events` and `/%61dmin/v1/events`:
  * the router reached the route, while the key check compared the literal prefix.
@@ -87,7 +88,7 @@ export const routedPath = (url: string): string => {
   } catch {
     // a malformed escape: the router finds no route either (404)
   }
-  return path.replace(/\/{2,}/g, "/").toLowerCase()
+  return path.replace(/\/{2,}/g, "/").replace(/(?<=.)\/$/, "").toLowerCase()
 }
 
 /** Whether `url` reaches a route under `prefix` (a lower-case path ending in `/`, e.g. `/admin/`), its bare form included. */
@@ -246,7 +247,7 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         const headers = RequestHeaders.of(request)
         const requestId = RequestId.fromHeader(RequestHeaders.get(headers, "x-request-id"))
         const url = request.url
-        if ((request.method === "GET" || request.method === "HEAD") && routedPath(url).replace(/(?<=.)\/$/, "") === openApiPath) {
+        if ((request.method === "GET" || request.method === "HEAD") && routedPath(url) === openApiPath) {
           return Effect.map(httpEffect, (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
         }
         const now = clock()

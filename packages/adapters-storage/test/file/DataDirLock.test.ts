@@ -5,7 +5,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DataDirInUse, acquire, lockFileIn } from "../../src/file/DataDirLock.js"
 
-const freshDir = () => mkdtempSync(join(tmpdir(), "spot-lock-"))
+/** Runs `body` in a fresh directory, removed after it. */
+const inFreshDir = async (body: (dir: string) => void | Promise<void>): Promise<void> => {
+  const dir = mkdtempSync(join(tmpdir(), "spot-lock-"))
+  try {
+    await body(dir)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 /** A process that lives until killed, and one that has ended (its pid free). */
 const sleeper = () => spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" })
@@ -16,84 +24,72 @@ const endedPid = async (): Promise<number> => {
 }
 
 describe("DataDirLock: one server per data directory", () => {
-  it("takes a fresh directory's lock with this process's id, and releases it", () => {
-    const dir = freshDir()
-    try {
+  it("takes a fresh directory's lock with this process's id, and releases it", () =>
+    inFreshDir((dir) => {
       const held = acquire(dir, new Date("2026-11-27T00:00:00Z"))
       expect(readFileSync(lockFileIn(dir), "utf8")).toBe(`${process.pid}\n2026-11-27T00:00:00.000Z\n`)
       held.release()
       expect(existsSync(lockFileIn(dir))).toBe(false)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+    }))
 
-  it("refuses while another live process holds it, naming that process, and leaves its lock alone", async () => {
-    const dir = freshDir()
-    const other = sleeper()
-    try {
-      const theirs = `${other.pid}\n2026-11-27T10:00:00.000Z\n`
-      writeFileSync(lockFileIn(dir), theirs)
-      let refusal: unknown
+  it("refuses while another live process holds it, naming that process, and leaves its lock alone", () =>
+    inFreshDir((dir) => {
+      const other = sleeper()
       try {
-        acquire(dir)
-      } catch (error) {
-        refusal = error
+        const theirs = `${other.pid}\n2026-11-27T10:00:00.000Z\n`
+        writeFileSync(lockFileIn(dir), theirs)
+        let refusal: unknown
+        try {
+          acquire(dir)
+        } catch (error) {
+          refusal = error
+        }
+        expect(refusal).toBeInstanceOf(DataDirInUse)
+        expect((refusal as DataDirInUse).message).toBe(
+          `SPOT_DATA_DIR ${dir} is in use by another server (pid ${other.pid}, since 2026-11-27T10:00:00.000Z): one server per data directory ` +
+            `(its embedded database, snapshots and key file are one process's). Stop that server or give this one another SPOT_DATA_DIR; ` +
+            `if no server is running, delete ${lockFileIn(dir)}.`
+        )
+        expect(readFileSync(lockFileIn(dir), "utf8")).toBe(theirs)
+      } finally {
+        other.kill("SIGKILL")
       }
-      expect(refusal).toBeInstanceOf(DataDirInUse)
-      expect((refusal as DataDirInUse).message).toBe(
-        `SPOT_DATA_DIR ${dir} is in use by another server (pid ${other.pid}, since 2026-11-27T10:00:00.000Z): one server per data directory ` +
-          `(its embedded database, snapshots and key file are one process's). Stop that server or give this one another SPOT_DATA_DIR; ` +
-          `if no server is running, delete ${lockFileIn(dir)}.`
-      )
-      expect(readFileSync(lockFileIn(dir), "utf8")).toBe(theirs)
-    } finally {
-      other.kill("SIGKILL")
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+    }))
 
   it("takes over a lock left by a process that is gone (kill -9, a crash), or one naming this very process (a container's pid 1 again)", async () => {
     for (const stalePid of [await endedPid(), process.pid]) {
-      const dir = freshDir()
-      try {
+      await inFreshDir((dir) => {
         writeFileSync(lockFileIn(dir), `${stalePid}\n2026-11-26T00:00:00.000Z\n`)
         const held = acquire(dir)
         expect(readFileSync(lockFileIn(dir), "utf8").split("\n")[0]).toBe(String(process.pid))
         expect(existsSync(`${lockFileIn(dir)}.stale-${process.pid}`)).toBe(false)
         held.release()
         expect(existsSync(lockFileIn(dir))).toBe(false)
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
+      })
     }
   })
 
-  it("takes over a lock that cannot be read (empty or damaged: a lock is always written whole)", () => {
+  it("takes over a lock that cannot be read (empty or damaged: a lock is always written whole)", async () => {
     for (const damaged of ["", "not a pid\n", "\u0000\u0000"]) {
-      const dir = freshDir()
-      try {
+      await inFreshDir((dir) => {
         writeFileSync(lockFileIn(dir), damaged)
         const held = acquire(dir)
         expect(readFileSync(lockFileIn(dir), "utf8").split("\n")[0]).toBe(String(process.pid))
         held.release()
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
+      })
     }
   })
 
-  it("a release leaves a lock alone that is no longer this process's", async () => {
-    const dir = freshDir()
-    const other = sleeper()
-    try {
-      const held = acquire(dir)
-      writeFileSync(lockFileIn(dir), `${other.pid}\nlater\n`)
-      held.release()
-      expect(readFileSync(lockFileIn(dir), "utf8")).toBe(`${other.pid}\nlater\n`)
-    } finally {
-      other.kill("SIGKILL")
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+  it("a release leaves a lock alone that is no longer this process's", () =>
+    inFreshDir((dir) => {
+      const other = sleeper()
+      try {
+        const held = acquire(dir)
+        writeFileSync(lockFileIn(dir), `${other.pid}\nlater\n`)
+        held.release()
+        expect(readFileSync(lockFileIn(dir), "utf8")).toBe(`${other.pid}\nlater\n`)
+      } finally {
+        other.kill("SIGKILL")
+      }
+    }))
 })

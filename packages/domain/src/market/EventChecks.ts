@@ -184,6 +184,8 @@ const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u
  * U+FE0F read as "pump.fun" and was another venue; a hash of one Hangul filler read as nothing.
  */
 const invisibleInName = /[\p{Default_Ignorable_Code_Point}\u2800\p{Noncharacter_Code_Point}]/u
+/** A control or invisible character, or one shown as nothing (names and hashes hold none). */
+const hidden = (value: string): boolean => controlCharacter.test(value) || invisibleInName.test(value)
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**
@@ -208,7 +210,7 @@ const served = (field: string, value: string | null, max: number): Rejection => 
 const named = (field: string, value: string | null, instead?: string): Rejection => {
   if (value === null) return undefined
   if (value.trim() === "") return `${field} is empty${value === "" ? "" : " (blank)"}${instead === undefined ? "" : `: send ${instead}`}`
-  if (controlCharacter.test(value) || invisibleInName.test(value)) return `${field} has a control or invisible character`
+  if (hidden(value)) return `${field} has a control or invisible character`
   // "café" composed and decomposed read the same and would be two venues: one spelling, NFC
   if (value.normalize("NFC") !== value) return `${field} is not in Unicode normalization form C (compose it: "e" + U+0301 is "é")`
   // " pump.fun" would be a venue apart from "pump.fun" that reads the same
@@ -223,7 +225,7 @@ const named = (field: string, value: string | null, instead?: string): Rejection
  */
 const hash = (field: string, value: string | null): Rejection => {
   if (value === null) return undefined
-  if (controlCharacter.test(value) || invisibleInName.test(value) || /\s/.test(value)) return `${field} has a space, control or invisible character`
+  if (hidden(value) || /\s/.test(value)) return `${field} has a space, control or invisible character`
   return loneSurrogate.test(value) ? `${field} is not well-formed Unicode (a lone surrogate)` : undefined
 }
 

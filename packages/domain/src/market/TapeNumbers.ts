@@ -4,7 +4,7 @@
  * storage fits typed arrays and running sums never allocate a bigint on the hot path.
  */
 import type { Fixed } from "../Fixed.js"
-import { pow10, SCALE_DIGITS } from "../Fixed.js"
+import { format, pow10, SCALE_DIGITS } from "../Fixed.js"
 
 /** Volumes are stored in units of 10^-9 (nano-native, nano-USD): a Fixed divided by 10^9. */
 export const VOLUME_UNIT_DIGITS = 9
@@ -122,11 +122,7 @@ const safeDouble = Number.MAX_SAFE_INTEGER
  */
 export const fixedToDouble = (value: Fixed): number => {
   const estimate = Number(value)
-  if (estimate <= safeDouble && estimate >= -safeDouble) return estimate / 1e18
-  const digits = (value < 0n ? -value : value).toString()
-  const whole = digits.length - SCALE_DIGITS
-  const n = Number(whole > 0 ? `${digits.slice(0, whole)}.${digits.slice(whole)}` : `0.${digits.padStart(SCALE_DIGITS, "0")}`)
-  return value < 0n ? -n : n
+  return estimate <= safeDouble && estimate >= -safeDouble ? estimate / 1e18 : Number(format(value))
 }
 
 /**

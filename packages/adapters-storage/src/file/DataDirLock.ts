@@ -5,16 +5,19 @@
  * 2026-11-27). The snapshots and the key file are one server's too.
  *
  * The lock is the file `server.lock` in the directory, created exclusively and whole (linked into
- * place), holding the owner's process id and start time. A second server finds it and refuses to
+ * place), holding the owner's process id, start time and, on Linux, its process stamp (the host's
+ * boot id and the process's start in clock ticks, from `/proc`). A second server finds it and refuses to
  * start, naming the owner. A lock whose process is gone (a `kill -9`, a crash, a reboot), or that
  * cannot be read (damaged), is stale and taken over. The takeover
  * renames the stale file aside before creating a new one, so two servers taking over at once
  * cannot both succeed: exactly one rename moves the stale file, and a rename that moved a fresh
  * lock instead (another server's, created meanwhile) puts it back and refuses.
  *
- * Liveness is `kill(pid, 0)` on this host. A lock naming this very process is stale (a container
- * restarted with the same pid 1). A pid reused by an unrelated process reads as alive: the message
- * says to delete the file when no server runs.
+ * Liveness is `kill(pid, 0)` on this host, and on Linux the stamp too: a pid that now belongs to
+ * another process (reused after a crash or a reboot; in a container the server often gets the same
+ * small pid every time) has another start or another boot id, and the lock is stale. A lock naming
+ * this very process is stale (a container restarted with the same pid 1). Without `/proc`, a
+ * reused pid reads as alive: the message says to delete the file when no server runs.
  */
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -43,12 +46,32 @@ const inUse = (directory: string, lockFile: string, owner: Owner): DataDirInUse 
 interface Owner {
   readonly pid: number
   readonly since: string
+  /** `processStamp(pid)` when the lock was taken; absent off Linux. */
+  readonly stamp: string | undefined
+}
+
+/**
+ * Which process `pid` is, beyond its number: this boot's id and the process's start (clock ticks
+ * since boot, field 22 of `/proc/<pid>/stat`, read after the command name's closing parenthesis,
+ * since the name may hold spaces). Undefined where there is no `/proc` or no such process.
+ */
+export const processStamp = (pid: number): string | undefined => {
+  try {
+    const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
+    return start !== undefined && /^\d+$/.test(start) ? `${boot}/${start}` : undefined
+  } catch {
+    return undefined
+  }
 }
 
 const ownerOf = (text: string): Owner | undefined => {
-  const [pid, since] = text.split("\n")
+  const [pid, since, stamp] = text.split("\n")
   const n = Number(pid)
-  return Number.isSafeInteger(n) && n > 0 ? { pid: n, since: since ?? "unknown" } : undefined
+  return Number.isSafeInteger(n) && n > 0
+    ? { pid: n, since: since ?? "unknown", stamp: stamp !== undefined && stamp !== "" ? stamp : undefined }
+    : undefined
 }
 
 const readOwner = (file: string): Owner | undefined => {
@@ -59,15 +82,18 @@ const readOwner = (file: string): Owner | undefined => {
   }
 }
 
-const isAlive = (pid: number): boolean => {
-  if (pid === process.pid) return false
+const isAlive = (owner: Owner): boolean => {
+  if (owner.pid === process.pid) return false
   try {
-    process.kill(pid, 0)
-    return true
+    process.kill(owner.pid, 0)
   } catch (error) {
     // EPERM: it exists, owned by another user
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
   }
+  if (owner.stamp === undefined) return true
+  const now = processStamp(owner.pid)
+  // Another start or another boot: the pid was reused. No stamp to read now: judge by the pid alone.
+  return now === undefined || now === owner.stamp
 }
 
 /**
@@ -102,7 +128,7 @@ export interface HeldLock {
 export const acquire = (directory: string, now: Date = new Date()): HeldLock => {
   mkdirSync(directory, { recursive: true })
   const lockFile = lockFileIn(directory)
-  const content = `${process.pid}\n${now.toISOString()}\n`
+  const content = `${process.pid}\n${now.toISOString()}\n${processStamp(process.pid) ?? ""}\n`
   for (let attempt = 0; attempt < 10; attempt++) {
     if (createExclusive(lockFile, content)) {
       let held = true
@@ -117,7 +143,7 @@ export const acquire = (directory: string, now: Date = new Date()): HeldLock => 
     }
     // A lock is never empty (createExclusive): one that cannot be read is damaged, and stale.
     const owner = readOwner(lockFile)
-    if (owner !== undefined && isAlive(owner.pid)) throw inUse(directory, lockFile, owner)
+    if (owner !== undefined && isAlive(owner)) throw inUse(directory, lockFile, owner)
     // Stale: move it aside, then make sure what moved is that stale lock and not a fresh one.
     const aside = `${lockFile}.stale-${process.pid}`
     try {
@@ -127,7 +153,7 @@ export const acquire = (directory: string, now: Date = new Date()): HeldLock => 
       throw error
     }
     const moved = readOwner(aside)
-    if (moved !== undefined && moved.pid !== owner?.pid && isAlive(moved.pid)) {
+    if (moved !== undefined && (moved.pid !== owner?.pid || moved.stamp !== owner?.stamp) && isAlive(moved)) {
       // Another server took the stale lock over and created its own meanwhile: put it back.
       try {
         linkSync(aside, lockFile)

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { DataDirInUse, acquire, lockFileIn } from "../../src/file/DataDirLock.js"
+import { DataDirInUse, acquire, lockFileIn, processStamp } from "../../src/file/DataDirLock.js"
 
 /** Runs `body` in a fresh directory, removed after it. */
 const inFreshDir = async (body: (dir: string) => void | Promise<void>): Promise<void> => {
@@ -15,6 +15,13 @@ const inFreshDir = async (body: (dir: string) => void | Promise<void>): Promise<
   }
 }
 
+/** This boot's id and `pid`'s start in clock ticks (field 22 of /proc/<pid>/stat), read here independently. */
+const stampOf = (pid: number): string => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 1).trim().split(/\s+/)
+  return `${readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()}/${fields[19]}`
+}
+
 /** A process that lives until killed, and one that has ended (its pid free). */
 const sleeper = () => spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" })
 const endedPid = async (): Promise<number> => {
@@ -24,37 +31,64 @@ const endedPid = async (): Promise<number> => {
 }
 
 describe("DataDirLock: one server per data directory", () => {
-  it("takes a fresh directory's lock with this process's id, and releases it", () =>
+  it("takes a fresh directory's lock with this process's id and stamp, and releases it", () =>
     inFreshDir((dir) => {
       const held = acquire(dir, new Date("2026-11-27T00:00:00Z"))
-      expect(readFileSync(lockFileIn(dir), "utf8")).toBe(`${process.pid}\n2026-11-27T00:00:00.000Z\n`)
+      expect(readFileSync(lockFileIn(dir), "utf8")).toBe(`${process.pid}\n2026-11-27T00:00:00.000Z\n${stampOf(process.pid)}\n`)
       held.release()
       expect(existsSync(lockFileIn(dir))).toBe(false)
     }))
 
-  it("refuses while another live process holds it, naming that process, and leaves its lock alone", () =>
-    inFreshDir((dir) => {
-      const other = sleeper()
-      try {
-        const theirs = `${other.pid}\n2026-11-27T10:00:00.000Z\n`
-        writeFileSync(lockFileIn(dir), theirs)
-        let refusal: unknown
-        try {
-          acquire(dir)
-        } catch (error) {
-          refusal = error
-        }
-        expect(refusal).toBeInstanceOf(DataDirInUse)
-        expect((refusal as DataDirInUse).message).toBe(
-          `SPOT_DATA_DIR ${dir} is in use by another server (pid ${other.pid}, since 2026-11-27T10:00:00.000Z): one server per data directory ` +
-            `(its embedded database, snapshots and key file are one process's). Stop that server or give this one another SPOT_DATA_DIR; ` +
-            `if no server is running, delete ${lockFileIn(dir)}.`
-        )
-        expect(readFileSync(lockFileIn(dir), "utf8")).toBe(theirs)
-      } finally {
-        other.kill("SIGKILL")
+  it("refuses while another live process holds it (its stamp, or a lock without one), naming that process, and leaves its lock alone", async () => {
+    const other = sleeper()
+    await new Promise((resolve) => other.once("spawn", resolve))
+    try {
+      for (const stamp of [stampOf(other.pid!), ""]) {
+        await inFreshDir((dir) => {
+          const theirs = `${other.pid}\n2026-11-27T10:00:00.000Z\n${stamp}\n`
+          writeFileSync(lockFileIn(dir), theirs)
+          let refusal: unknown
+          try {
+            acquire(dir)
+          } catch (error) {
+            refusal = error
+          }
+          expect(refusal).toBeInstanceOf(DataDirInUse)
+          expect((refusal as DataDirInUse).message).toBe(
+            `SPOT_DATA_DIR ${dir} is in use by another server (pid ${other.pid}, since 2026-11-27T10:00:00.000Z): one server per data directory ` +
+              `(its embedded database, snapshots and key file are one process's). Stop that server or give this one another SPOT_DATA_DIR; ` +
+              `if no server is running, delete ${lockFileIn(dir)}.`
+          )
+          expect(readFileSync(lockFileIn(dir), "utf8")).toBe(theirs)
+        })
       }
-    }))
+    } finally {
+      other.kill("SIGKILL")
+    }
+  })
+
+  it("takes over a lock whose pid now belongs to another process (another start, or another boot)", async () => {
+    const other = sleeper()
+    await new Promise((resolve) => other.once("spawn", resolve))
+    try {
+      const [boot, start] = stampOf(other.pid!).split("/")
+      for (const stamp of [`${boot}/${Number(start) - 1}`, `00000000-0000-0000-0000-000000000000/${start}`]) {
+        await inFreshDir((dir) => {
+          writeFileSync(lockFileIn(dir), `${other.pid}\n2026-11-26T00:00:00.000Z\n${stamp}\n`)
+          const held = acquire(dir)
+          expect(readFileSync(lockFileIn(dir), "utf8").split("\n")[0]).toBe(String(process.pid))
+          held.release()
+        })
+      }
+    } finally {
+      other.kill("SIGKILL")
+    }
+  })
+
+  it("reads a process's stamp as /proc has it, and none for a process that is gone", async () => {
+    expect(processStamp(process.pid)).toBe(stampOf(process.pid))
+    expect(processStamp(await endedPid())).toBeUndefined()
+  })
 
   it("takes over a lock left by a process that is gone (kill -9, a crash), or one naming this very process (a container's pid 1 again)", async () => {
     for (const stalePid of [await endedPid(), process.pid]) {

@@ -140,7 +140,7 @@ describe("POST /v1/discovery", () => {
     expect(await raw("-1e400")).toBe(1)
   })
 
-  it("takes count bounds of any integer magnitude: nothing passes min 1e30, everything passes max 1e30 or 1e400", async () => {
+  it("takes count and percentage bounds of any magnitude: nothing passes min 1e30, everything passes max 1e30 or 1e400", async () => {
     const rows = async (filters: string) => {
       const reply = await api.post("/v1/discovery", `{"chains":${JSON.stringify(allChains)},"newPairs":{"limit":100,"filters":${filters}}}`)
       return expectWire(DiscoveryResponse, reply).columns[0]!.deltas.length
@@ -150,6 +150,13 @@ describe("POST /v1/discovery", () => {
     expect(await rows(`{"buys":{"min":1000000000000000000000000000000}}`)).toBe(0)
     expect(await rows(`{"holderCount":{"max":9007199254740993},"ageMinutes":{"max":1e400}}`)).toBe(all)
     expect(await rows(`{"lastActivityMinutes":100000000000000000000}`)).toBe(all)
+    // percentage bounds too: a literal past a double's range is past every percentage
+    expect(await rows(`{"devHoldingPercent":{"max":1e400},"top10HoldersPercent":{"min":-1e400,"max":1e400}}`)).toBe(all)
+    expect(await rows(`{"snipersSupplyPercent":{"min":1e400}}`)).toBe(0)
+    expectError(
+      await api.post("/v1/discovery", `{"chains":${JSON.stringify(allChains)},"newPairs":{"filters":{"devHoldingPercent":{"min":1e400,"max":5}}}}`),
+      400, "VALIDATION_ERROR", ["body.newPairs.filters.devHoldingPercent"]
+    )
     // still refused: a negative count and a fraction
     expectError(await api.post("/v1/discovery", { chains: allChains, newPairs: { filters: { buys: { min: -1 } } } }), 400, "VALIDATION_ERROR", ["body.newPairs.filters.buys.min"])
     expectError(await api.post("/v1/discovery", { chains: allChains, newPairs: { filters: { buys: { min: 1.5 } } } }), 400, "VALIDATION_ERROR", ["body.newPairs.filters.buys.min"])
@@ -286,6 +293,10 @@ describe("POST /v1/discovery", () => {
 
     it("answers 400 VALIDATION_ERROR on an unknown top-level body field", async () => {
       await refuse({ chains: allChains, newPairs: {}, trending: {} }, "VALIDATION_ERROR", ["body.trending"])
+    })
+
+    it("answers 400 VALIDATION_ERROR naming a query parameter (the endpoint has none), as every read does", async () => {
+      expectError(await api.post("/v1/discovery?limit=5", { chains: allChains, newPairs: {} }), 400, "VALIDATION_ERROR", ["limit"], true)
     })
   })
 })

@@ -42,6 +42,9 @@ export const TokenPathParams = Schema.Struct({
 
 export const TokenParams = Schema.Struct({})
 
+/** Discovery takes its request in the body: no query parameter (one is refused, as on every read). */
+export const DiscoveryParams = Schema.Struct({})
+
 export const OhlcvParams = Schema.Struct({
   timeframe: optionalDocumented(
     oneOf(Candles.timeframes, "1m"),

@@ -14,7 +14,7 @@ import type { DirectRoute } from "../DirectReads.js"
 import type { ApiError } from "../ApiError.js"
 import * as ApiRoute from "../ApiRoute.js"
 import { discoveryBytes, encodeCandles, encodePositionsPage, tokenBytes, tradePageBytes } from "./Encoding.js"
-import { IdentityTradesParams, OhlcvParams, PositionsParams, TokenParams, TokenPathParams, TokenTradesParams } from "./Params.js"
+import { DiscoveryParams, IdentityTradesParams, OhlcvParams, PositionsParams, TokenParams, TokenPathParams, TokenTradesParams } from "./Params.js"
 
 /** Needs the market, the cursor secret and the trade history (pages past memory). */
 export const routes: Layer.Layer<
@@ -52,6 +52,7 @@ export const routes: Layer.Layer<
       Effect.map(PositionQueries.positions(query), (page) => ApiRoute.preEncoded(JSON.stringify(encodePositionsPage(page))))
   }),
   ApiRoute.post("/v1/discovery", {
+    query: DiscoveryParams,
     payload: DiscoveryRequest,
     handler: ({ payload }) => Effect.map(DiscoveryQueries.discover(payload), (columns) => ApiRoute.preEncodedBytes(discoveryBytes(columns)))
   })

@@ -172,13 +172,18 @@ const ageBounds = (range: CountRange | undefined): NumberBounds | undefined => {
   return { min: bounds.min, max: bounds.max + MINUTE_MS - 1 }
 }
 
+/**
+ * A percentage bound as a Fixed. An infinite bound (a literal past a double's range) is the
+ * largest double of its sign: past every percentage just the same, so `max: 1e400` keeps every
+ * token and `min: 1e400` none, as for counts.
+ */
+const percentBound = (bound: number | undefined) =>
+  bound === undefined ? undefined : fixedFromJsonNumber(Math.max(-Number.MAX_VALUE, Math.min(Number.MAX_VALUE, bound)))
+
 const percentBounds = (range: NumberRange | undefined): FixedBounds | undefined =>
   range === undefined || (range.min === undefined && range.max === undefined)
     ? undefined
-    : {
-        min: range.min === undefined ? undefined : fixedFromJsonNumber(range.min),
-        max: range.max === undefined ? undefined : fixedFromJsonNumber(range.max)
-      }
+    : { min: percentBound(range.min), max: percentBound(range.max) }
 
 // A malformed bound cannot pass the wire schema; here it is read as absent rather than throwing.
 const decimalBounds = (range: DecimalRange | undefined): FixedBounds | undefined => {

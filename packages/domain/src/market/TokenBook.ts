@@ -60,9 +60,14 @@ interface SecurityFacts {
 
 const unscored: SecurityFacts = Object.freeze({ mintDisabled: false, transferBlockable: false, lpBurntPct: null, transferFeeBps: null })
 
-/** Addresses that never count as holders: burn sinks. Pools and the curve are added per token. */
+/**
+ * Addresses that never count as holders: burn sinks, no key can move tokens from. Solana's
+ * incinerator and its system program (all ones, the counterpart of the EVM zero address); the EVM
+ * `dead` and zero addresses. Pools and the curve are added per token.
+ */
 const burnAddresses = new Set([
   "1nc1nerator11111111111111111111111111111111",
+  "11111111111111111111111111111111",
   "0x000000000000000000000000000000000000dead",
   "0x0000000000000000000000000000000000000000"
 ])

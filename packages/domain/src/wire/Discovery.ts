@@ -82,10 +82,19 @@ export const CountRange = Schema.Struct({
 })
 export type CountRange = typeof CountRange.Type
 
+/**
+ * Any JSON number, a literal past a double's range (`1e400`, read as Infinity) included: a bound
+ * is only compared, so an infinite one is as meaningful as it is for counts (`max: 1e400` keeps
+ * everything, `min: 1e400` nothing). Documented as `type: number`.
+ */
+const AnyNumber = ParsedJsonNumber.check(
+  Schema.makeFilter((n: number) => !Number.isNaN(n), { expected: "a number", toJsonSchema: () => ({ type: "number" }) })
+)
+
 /** Inclusive range of JSON numbers; each bound optional (absent is unbounded). */
 export const NumberRange = Schema.Struct({
-  min: Schema.optionalKey(Schema.Finite),
-  max: Schema.optionalKey(Schema.Finite)
+  min: Schema.optionalKey(AnyNumber),
+  max: Schema.optionalKey(AnyNumber)
 }).annotate({
   identifier: "NumberRange",
   description: "Inclusive range of JSON numbers; each bound optional (absent is unbounded); min must not exceed max",

@@ -847,6 +847,18 @@ describe("MarketEngine", () => {
     expect(groups(curve)).toEqual([1, 1])
   })
 
+  it("tokens sent to a burn sink (Solana's incinerator or system program) leave the holders and the top ten", () => {
+    for (const sink of ["1nc1nerator11111111111111111111111111111111", "11111111111111111111111111111111"]) {
+      const engine = new MarketEngine()
+      engine.apply(launch())
+      engine.apply(swap(ALICE, "buy", 10_000_000_000n, 1_000n, start + 1))
+      engine.apply(transfer(ALICE, sink, 4_000_000_000n, start + 2))
+      const holders = engine.token("solana", TOKEN)!.toWire().holders
+      expect(holders.count, sink).toBe(1) // ALICE alone
+      expect(holders.top10Pct, sink).toBe("0.0006") // ALICE's 6e9 of 1e15
+    }
+  })
+
   it("an address that held tokens before it became a known pool stops being a holder (graduation, a swap's new pool)", () => {
     const engine = new MarketEngine()
     engine.apply(launch())

@@ -33,7 +33,14 @@ describe("SimulatorFeed", () => {
       )
       live = true
       yield* Deferred.await(resume)
-      yield* Effect.sleep("300 millis")
+      // until the backlog is folded: a batch shorter than liveBatch after the full ones. Waiting a
+      // fixed time instead failed on a loaded machine, where three slices were folded in it.
+      for (let waited = 0; waited < 30_000; waited += 50) {
+        const sizes = batches.map((batch) => batch.length)
+        const firstFull = sizes.indexOf(SimulatorFeed.liveBatch)
+        if (firstFull >= 0 && sizes.slice(firstFull).some((size) => size < SimulatorFeed.liveBatch)) break
+        yield* Effect.sleep("50 millis")
+      }
       yield* Scope.close(scope, Effect.void as never)
       const sizes = batches.map((batch) => batch.length)
       // the events of the stalled 1.5 s (the simulator settles well below the configured rate this

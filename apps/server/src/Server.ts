@@ -194,7 +194,9 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
     const server = yield* HttpServer.HttpServer
     const market = yield* Market.Market
     const configured = config.apiKeys
-    const key = Redacted.value(developmentKey ?? configured[0]!)
+    // The run's own development key is printed: it exists for this run only, and a newcomer needs
+    // it. A configured one is the operator's secret and keys are never logged: a placeholder.
+    const key = developmentKey === undefined ? "<a key of SPOT_API_KEYS>" : Redacted.value(developmentKey)
     const port = (server.address as { readonly port?: number }).port ?? config.port
     // Listening on every interface: localhost reaches it; on one address, that address does.
     const hostName = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host.includes(":") ? `[${config.host}]` : config.host
@@ -209,7 +211,7 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
       (config.ingestKeys ?? []).length > 0
         ? `ingest: POST ${base}/admin/v1/events with a key of SPOT_INGEST_KEYS (docs/ingest.md)`
         : "ingest: off (set SPOT_INGEST_KEYS to accept POST /admin/v1/events)",
-      developmentKey === undefined ? "API key: the first of SPOT_API_KEYS" : `development API key for this run (make lasting ones with npm run keys -- create <name>): ${key}`,
+      developmentKey === undefined ? "API key: one of SPOT_API_KEYS (not shown: keys are never logged)" : `development API key for this run (make lasting ones with npm run keys -- create <name>): ${key}`,
       `  curl -H 'Authorization: Bearer ${key}' ${base}/v1/tokens/${sample?.chain ?? "solana"}/${sample?.address ?? "<address>"}`,
       `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"chains":["solana","base","bsc"],"newPairs":{}}' ${base}/v1/discovery`,
       `  curl ${base}/openapi.json`,

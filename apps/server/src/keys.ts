@@ -9,7 +9,7 @@
  * A running server picks changes up within a second.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Clock, Console, Effect, Layer, Redacted } from "effect"
+import { Cause, Clock, Console, Effect, Layer, Redacted } from "effect"
 import { ApiKey, KeyStore } from "@spot/application"
 import { FileKeyStore, PgDatabase, PgKeyStore } from "@spot/adapters-storage"
 import { dayMs, parseKeysCommand, timeText } from "./KeysCommand.js"
@@ -26,6 +26,21 @@ const storeDescription = process.env["DATABASE_URL"]
   ? "the api_keys table of the DATABASE_URL database"
   : `${keyFilePath()} (SPOT_DATA_DIR=${dataDirFromEnv()}: start the server with the same SPOT_DATA_DIR)`
 
+/**
+ * The key table of the `DATABASE_URL` database. One that does not answer is said in one line
+ * naming it (never its password) and what to do: not the driver's stack trace (a black-box check).
+ */
+const databaseKeyStore = (url: Redacted.Redacted<string>) =>
+  PgKeyStore.layer().pipe(
+    Layer.provide(PgDatabase.layerServer({ url })),
+    Layer.catchCause((cause) =>
+      Layer.effect(KeyStore, Effect.fail(
+        `the database at ${PgDatabase.serverAddress(url)} (DATABASE_URL, where the keys are kept) does not answer or could not be ` +
+          `prepared (${String(Cause.squash(cause)).split("\n")[0]}); nothing was changed: start it or correct DATABASE_URL, then run the command again`
+      ))
+    )
+  )
+
 const program = Effect.gen(function*() {
   const parsed = parseKeysCommand(process.argv.slice(2))
   if ("error" in parsed) return yield* Effect.fail(parsed.error)
@@ -34,7 +49,7 @@ const program = Effect.gen(function*() {
   switch (parsed.command) {
     case "create": {
       const days = parsed.expiresInDays
-      const created = yield* store.create({ name: parsed.name, expiresAt: days === null ? null : now + Math.round(days * dayMs) })
+      const created = yield* store.create({ name: parsed.name, lifetimeMs: days === null ? null : Math.round(days * dayMs) })
       yield* Console.log(describe(created.record, now))
       yield* Console.log(`key (shown once, store it now): ${Redacted.value(created.key)}`)
       yield* Console.log(`stored in ${storeDescription}`)
@@ -53,11 +68,7 @@ const program = Effect.gen(function*() {
   }
 }).pipe(
   // With DATABASE_URL the server keeps keys in PostgreSQL (docs/storage.md); otherwise the key file.
-  Effect.provide(
-    process.env["DATABASE_URL"]
-      ? Layer.orDie(PgKeyStore.layer().pipe(Layer.provide(PgDatabase.layerServer({ url: Redacted.make(process.env["DATABASE_URL"]) }))))
-      : FileKeyStore.layer({ path: keyFilePath() })
-  ),
+  Effect.provide(process.env["DATABASE_URL"] ? databaseKeyStore(Redacted.make(process.env["DATABASE_URL"])) : FileKeyStore.layer({ path: keyFilePath() })),
   Effect.catch((message) => Effect.flatMap(Console.error(String(typeof message === "string" ? message : (message as { message: string }).message)), () => Effect.sync(() => void (process.exitCode = 2))))
 )
 

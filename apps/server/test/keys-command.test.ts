@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { maxExpiresInDays, parseKeysCommand, timeText, usage } from "../src/KeysCommand.js"
+import { spawnSync } from "node:child_process"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+import { maxExpiresInDays, maxNameLength, parseKeysCommand, timeText, usage } from "../src/KeysCommand.js"
 
 const errorOf = (args: ReadonlyArray<string>): string => {
   const parsed = parseKeysCommand(args)
@@ -36,6 +39,38 @@ describe("npm run keys -- … arguments", () => {
       expect(errorOf(["create", "x", "--expires-in-days", days])).toMatch(/--expires-in-days needs a number of days/)
     }
     expect(errorOf(["create", "x", "--expires-in-days"])).toMatch(/--expires-in-days needs/)
+  })
+
+  it("takes a name that fits on one line of `list`: no control characters or line separators, at most 200 characters", () => {
+    for (const name of ["nl\nhere", "tab\there", "cr\r", "nul\u0000", "del\u007f", "c1\u0085", "ls\u2028", "x".repeat(maxNameLength + 1)]) {
+      expect(errorOf(["create", name]), JSON.stringify(name)).toMatch(/one line of at most 200 characters, without control characters/)
+    }
+    for (const name of ["Client Ünïcödé 🚀", "x".repeat(maxNameLength), "a-b_c.d (prod)"]) {
+      expect(parseKeysCommand(["create", name])).toEqual({ command: "create", name, expiresInDays: null })
+    }
+  })
+
+  it("says in one line that the DATABASE_URL database does not answer, naming it without its password; no stack trace", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as { port: number }
+        probe.close(() => resolve(port))
+      })
+    })
+    const root = fileURLToPath(new URL("../../..", import.meta.url))
+    const run = spawnSync(process.execPath, ["--import", "tsx", "apps/server/src/keys.ts", "list"], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: `postgres://spot:s3cret-pw@127.0.0.1:${port}/keysdb` },
+      encoding: "utf8",
+      timeout: 60_000
+    })
+    expect(run.status).toBe(2)
+    expect(run.stdout).toBe("")
+    const lines = run.stderr.trim().split("\n")
+    expect(lines, run.stderr).toHaveLength(1)
+    expect(lines[0]).toMatch(new RegExp(`^the database at 127\\.0\\.0\\.1:${port}/keysdb \\(DATABASE_URL, where the keys are kept\\) does not answer`))
+    expect(lines[0]).toMatch(/nothing was changed: start it or correct DATABASE_URL, then run the command again$/)
+    expect(run.stderr).not.toContain("s3cret-pw")
   })
 
   it("shows any stored time: ISO 8601, or the raw number past what a date can show", () => {

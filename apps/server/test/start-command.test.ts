@@ -91,7 +91,13 @@ describe("the start command (bundled server)", () => {
       DATABASE_URL: `postgres://postgres@127.0.0.1:${database.port}/${database.database}`,
       SPOT_SIM_WARMUP_MINUTES: "1"
     })
+    let output = ""
+    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
     await waitServing(child, port, 90_000)
+    // How to call it, without the configured key: keys are never logged.
+    for (const deadline = Date.now() + 10_000; !output.includes("stream: ws://") && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(output).toContain(`curl -H 'Authorization: Bearer <a key of SPOT_API_KEYS>' http://127.0.0.1:${port}/v1/tokens/`)
+    expect(output).not.toContain(apiKey)
     const discovery = await fetch(`http://127.0.0.1:${port}/v1/discovery`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },

@@ -188,7 +188,10 @@ export class StreamServer {
     connection.onClosed = this.releaseSlot
     this.hub.addConnection(connection)
     ws.on("message", onMessage)
-    ws.on("pong", onPong)
+    ws.on("pong", onHeard)
+    // A client's own protocol ping is a sign of life too (docs/streams.md: clients may send them);
+    // a client that pings but leaves the server's pings unanswered was dropped every 30-60 s.
+    ws.on("ping", onHeard)
     ws.on("error", ignore)
     ws.on("close", onClose)
     ;(ws as unknown as { server: StreamServer }).server = this
@@ -395,7 +398,8 @@ function onMessage(this: TaggedSocket, data: Buffer | ArrayBuffer | Array<Buffer
   if (connection !== undefined) (this as unknown as { server: StreamServer }).server.receive(connection, data, isBinary)
 }
 
-function onPong(this: TaggedSocket): void {
+/** A pong, or the client's own ping: the connection is alive. */
+function onHeard(this: TaggedSocket): void {
   const connection = this[connectionOf]
   if (connection !== undefined) connection.alive = true
 }

@@ -14,6 +14,7 @@ import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { KeyStore } from "@spot/application"
+import type { ApiKeyRecord, CreatedApiKey } from "@spot/application"
 import { RateLimiterLive } from "@spot/adapters-http"
 import { PgDatabase, PgEventStore, PgKeyStore } from "@spot/adapters-storage"
 import * as Server from "../../src/Server.js"
@@ -49,6 +50,8 @@ describe("API key checks while the key table cannot be read", () => {
   let scope: Scope.Closeable
   let base: string
   let tableKey: string
+  let lasting: CreatedApiKey | undefined
+  let listed: ReadonlyArray<ApiKeyRecord> | undefined
 
   const get = async (key: string): Promise<Reply> => {
     const response = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })
@@ -88,11 +91,18 @@ describe("API key checks while the key table cannot be read", () => {
     base = `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as { port: number }).port}`
     const created = await Effect.runPromise(Context.get(context, KeyStore).create({ name: "key-outage-test" }))
     tableKey = Redacted.value(created.key)
+    lasting = await Effect.runPromise(Context.get(context, KeyStore).create({ name: "key-outage-lasting", lifetimeMs: 3_153_600_000_000 }))
+    listed = await Effect.runPromise(Context.get(context, KeyStore).list)
   })
   afterAll(async () => {
     if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
     await proxy?.close()
     await database?.drop()
+  })
+
+  it("dates a key with a lifetime from its own creation time, exactly, as stored", () => {
+    expect(lasting!.record.expiresAt).toBe(lasting!.record.createdAt + 3_153_600_000_000)
+    expect(listed!.find((record) => record.id === lasting!.record.id)).toEqual(lasting!.record)
   })
 
   it("accepts a key of the table while the database answers (the key's budget in the header)", async () => {

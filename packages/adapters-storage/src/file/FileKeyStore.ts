@@ -11,7 +11,7 @@ import { Clock, Effect, Exit, Layer, Redacted } from "effect"
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { randomBytes } from "node:crypto"
-import { KeyStore, KeyStoreUnavailable } from "@spot/application"
+import { KeyStore, KeyStoreUnavailable, keyExpiryOf } from "@spot/application"
 import type { ApiKeyRecord } from "@spot/application"
 import { generateApiKey, hashApiKey, sameHash } from "../memory/ApiKeyHash.js"
 
@@ -149,7 +149,7 @@ export const make = (options: FileKeyStoreOptions) =>
         const key = generateApiKey()
         const stored: StoredKey = {
           hash: hashApiKey(key),
-          record: { id: `key_${randomBytes(8).toString("hex")}`, name: input.name, createdAt: now, expiresAt: input.expiresAt ?? null, revokedAt: null }
+          record: { id: `key_${randomBytes(8).toString("hex")}`, name: input.name, createdAt: now, expiresAt: keyExpiryOf(input, now), revokedAt: null }
         }
         yield* update((keys) => {
           keys.push(stored)

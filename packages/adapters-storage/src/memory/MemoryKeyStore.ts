@@ -5,7 +5,7 @@
  * replaces it where keys must survive a restart.
  */
 import { Clock, Config, Effect, Layer, Redacted } from "effect"
-import { KeyStore } from "@spot/application"
+import { KeyStore, keyExpiryOf } from "@spot/application"
 import type { ApiKeyRecord } from "@spot/application"
 import { generateApiKey, hashApiKey, sameHash } from "./ApiKeyHash.js"
 
@@ -52,7 +52,7 @@ export const make = (options: MemoryKeyStoreOptions = {}) =>
       create: Effect.fn("MemoryKeyStore.create")(function*(input) {
         const now = yield* Clock.currentTimeMillis
         const key = generateApiKey()
-        const stored = insert(hashApiKey(key), input.name, now, input.expiresAt ?? null)
+        const stored = insert(hashApiKey(key), input.name, now, keyExpiryOf(input, now))
         return { record: stored.record, key: Redacted.make(key, { label: "ApiKey" }) }
       }),
       list: Effect.sync(() => Array.from(byId.values(), (stored) => stored.record)),

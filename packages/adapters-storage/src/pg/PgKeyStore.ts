@@ -15,7 +15,7 @@ import { Duration, Effect, Exit, Layer, Redacted, Schema, Schedule } from "effec
 import type { Scope } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { KeyStore, KeyStoreUnavailable } from "@spot/application"
+import { KeyStore, KeyStoreUnavailable, keyExpiryOf } from "@spot/application"
 import type { ApiKeyRecord, KeyStoreShape } from "@spot/application"
 import { generateApiKey, hashApiKey, sameHash } from "../memory/ApiKeyHash.js"
 
@@ -115,11 +115,12 @@ export const make = (options: PgKeyStoreOptions = {}): Effect.Effect<KeyStoreSha
         }),
       create: Effect.fn("PgKeyStore.create")(function*(input) {
         const key = generateApiKey()
+        const createdAt = Date.now()
         const record: ApiKeyRecord = {
           id: `key_${randomBytes(8).toString("hex")}`,
           name: input.name,
-          createdAt: Date.now(),
-          expiresAt: input.expiresAt ?? null,
+          createdAt,
+          expiresAt: keyExpiryOf(input, createdAt),
           revokedAt: null
         }
         yield* Effect.mapError(

@@ -36,6 +36,14 @@ describe("FileKeyStore", () => {
       expect(yield* withStore(path, (store) => store.revoke("key_missing"))).toBeNull()
     }))
 
+  it.effect("dates a key with a lifetime from its own creation time, exactly, and keeps it so", () =>
+    Effect.gen(function*() {
+      const path = freshPath()
+      const created = yield* withStore(path, (store) => store.create({ name: "c", lifetimeMs: 3_153_600_000_000 }))
+      expect(created.record.expiresAt).toBe(created.record.createdAt + 3_153_600_000_000)
+      expect((yield* withStore(path, (store) => store.verify(created.key)))?.expiresAt).toBe(created.record.expiresAt)
+    }))
+
   it.effect("accepts seeded keys without writing them", () =>
     Effect.gen(function*() {
       const path = freshPath()

@@ -40,7 +40,10 @@ describe("MemoryKeyStore", () => {
       expect(yield* store.revoke("key_none")).toBeNull()
       const expiring = yield* store.create({ name: "client B", expiresAt: 123 })
       expect(expiring.record.expiresAt).toBe(123)
-      expect((yield* store.list).map((r) => r.name)).toEqual(["client A", "client B"])
+      // a lifetime is counted from the record's own creation time, exactly
+      const lasting = yield* store.create({ name: "client C", expiresAt: 1, lifetimeMs: 3_153_600_000_000 })
+      expect(lasting.record.expiresAt).toBe(lasting.record.createdAt + 3_153_600_000_000)
+      expect((yield* store.list).map((r) => r.name)).toEqual(["client A", "client B", "client C"])
     }).pipe(Effect.provide(MemoryKeyStore.layer())))
 
   it.effect("keeps no plain key in its records", () =>

@@ -25,7 +25,16 @@ export interface NewApiKey {
   readonly name: string
   /** Unix ms after which the key is refused; omitted or null: never expires. */
   readonly expiresAt?: number | null
+  /**
+   * Or: how long the key lives from its creation, in ms (wins over `expiresAt`). The store dates
+   * the key, so only it can make `expiresAt` exactly `createdAt` + the lifetime.
+   */
+  readonly lifetimeMs?: number | null
 }
+
+/** The `expiresAt` of a key `input` asks for, created at `createdAt`. */
+export const keyExpiryOf = (input: NewApiKey, createdAt: number): number | null =>
+  input.lifetimeMs !== undefined && input.lifetimeMs !== null ? createdAt + input.lifetimeMs : input.expiresAt ?? null
 
 export interface KeyStoreShape {
   /**

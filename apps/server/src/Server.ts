@@ -104,6 +104,12 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
           complete: false
         }
         WarmUpRecord.write(config.dataDir, record)
+        if (announce) {
+          yield* Console.log(
+            `fresh event log: warming up a simulated market (${simulator.warmUpMs / 60_000} simulated minutes, through the log; ` +
+              `about a second per simulated minute), then listening`
+          )
+        }
         yield* SimulatorFeed.start(WarmUpRecord.optionsOf(record, simulator.tickMs), publish)
         WarmUpRecord.write(config.dataDir, { ...record, complete: true })
         if (announce) {

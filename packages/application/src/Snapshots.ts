@@ -343,7 +343,11 @@ export const make = (settings: SnapshotSettings) =>
           `restored snapshot ${outcome.name} (seq ${outcome.seq}) in ${outcome.seconds.toFixed(2)} s${cpuNote(settings, restoreCpuStarted, ", ")}: ${stats.tokens} tokens, ${stats.trades} trades; replaying the log after seq ${outcome.seq}`
         )
       } else {
-        yield* Effect.logInfo(`no usable snapshot, replaying the whole event log: ${outcome.reasons.join("; ")}`)
+        yield* Effect.logInfo(
+          outcome.reasons.length === 1 && outcome.reasons[0] === "no snapshot"
+            ? "no snapshot yet: the whole event log is replayed (nothing to replay on a fresh data directory)"
+            : `no usable snapshot, replaying the whole event log: ${outcome.reasons.join("; ")}`
+        )
       }
       yield* Deferred.succeed(restored, undefined)
       return outcome

@@ -33,12 +33,13 @@ describe("SimulatorFeed", () => {
       )
       live = true
       yield* Deferred.await(resume)
-      // until the backlog is folded: a batch shorter than liveBatch after the full ones. Waiting a
-      // fixed time instead failed on a loaded machine, where three slices were folded in it.
+      // Until the backlog is folded: the tick after the stall generates the events up to its own
+      // time, past the resume, and folds them last. Waiting a fixed time instead failed on a loaded
+      // machine, where three slices were folded in it.
+      const resumedAt = Date.now()
       for (let waited = 0; waited < 30_000; waited += 50) {
-        const sizes = batches.map((batch) => batch.length)
-        const firstFull = sizes.indexOf(SimulatorFeed.liveBatch)
-        if (firstFull >= 0 && sizes.slice(firstFull).some((size) => size < SimulatorFeed.liveBatch)) break
+        const last = batches.at(-1)?.at(-1)
+        if (last !== undefined && last.timestamp >= resumedAt - 50) break
         yield* Effect.sleep("50 millis")
       }
       yield* Scope.close(scope, Effect.void as never)

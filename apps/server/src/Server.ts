@@ -106,8 +106,8 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
         WarmUpRecord.write(config.dataDir, record)
         if (announce) {
           yield* Console.log(
-            `fresh event log: warming up a simulated market (${simulator.warmUpMs / 60_000} simulated minutes, through the log; ` +
-              `about a second per simulated minute), then listening`
+            `fresh event log: warming up a simulated market first (${simulator.warmUpMs / 60_000} simulated minutes through the log, ` +
+              `about a second each)`
           )
         }
         yield* SimulatorFeed.start(WarmUpRecord.optionsOf(record, simulator.tickMs), publish)

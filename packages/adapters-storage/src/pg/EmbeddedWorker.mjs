@@ -16,6 +16,11 @@ const { dataDir, maxConnections } = workerData
 try {
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
   const db = await PGlite.create(dataDir)
+  // The log kept for reuse after a checkpoint: at most 256 MB (PostgreSQL's default, 1 GB, kept a
+  // gigabyte of recycled segments on disk). The service checkpoints (PgDatabase `checkpoints`):
+  // PGlite has no checkpointer of its own. Written to this data directory's postgresql.auto.conf.
+  await db.exec("ALTER SYSTEM SET max_wal_size = '256MB'")
+  await db.query("SELECT pg_reload_conf()")
   // More than one socket so a dropped connection can be replaced at once; PGlite still
   // serializes the queries.
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections })

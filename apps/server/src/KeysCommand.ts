@@ -4,6 +4,7 @@
  * such as `--expires-in-day 1` made a key that never expires; `--expires-in-days 1e9` stored a
  * key, then failed to print it; found by a black-box check).
  */
+import { hasHiddenCharacter } from "@spot/domain"
 
 export type KeysCommand =
   | { readonly command: "create"; readonly name: string; readonly expiresInDays: number | null }
@@ -17,10 +18,8 @@ export const maxExpiresInDays = 36_500
 /** A day in ms: `--expires-in-days` times this is the key's lifetime. */
 export const dayMs = 86_400_000
 const plainDecimal = /^\d+(\.\d+)?$/
-/** Longest key name: a name says whose key it is, `list` shows it on one line. */
+/** Longest key name, in characters (code points): a name says whose key it is, `list` shows it on one line. */
 export const maxNameLength = 200
-/** Control characters and line or paragraph separators: they would split or shift a `list` line. */
-const unprintable = /[\p{Cc}\u2028\u2029]/u
 
 /** The command `args` name, or what is wrong with them (a message for the operator). */
 export const parseKeysCommand = (args: ReadonlyArray<string>): KeysCommand | { readonly error: string } => {
@@ -29,8 +28,11 @@ export const parseKeysCommand = (args: ReadonlyArray<string>): KeysCommand | { r
     case "create": {
       const [name, ...options] = rest
       if (name === undefined || name.startsWith("--") || name.trim() === "") return { error: usage }
-      if (unprintable.test(name) || name.length > maxNameLength) {
-        return { error: `a key's name is one line of at most ${maxNameLength} characters, without control characters (tab, newline, ...): \`list\` shows one key per line` }
+      if (hasHiddenCharacter(name) || [...name].length > maxNameLength) {
+        return {
+          error: `a key's name is one line of at most ${maxNameLength} characters, without control or invisible characters ` +
+            `(tab, newline, zero-width space, direction overrides, ...): \`list\` shows one key per line`
+        }
       }
       let expiresInDays: number | null = null
       for (let i = 0; i < options.length; i += 2) {

@@ -41,11 +41,15 @@ describe("npm run keys -- … arguments", () => {
     expect(errorOf(["create", "x", "--expires-in-days"])).toMatch(/--expires-in-days needs/)
   })
 
-  it("takes a name that fits on one line of `list`: no control characters or line separators, at most 200 characters", () => {
-    for (const name of ["nl\nhere", "tab\there", "cr\r", "nul\u0000", "del\u007f", "c1\u0085", "ls\u2028", "x".repeat(maxNameLength + 1)]) {
-      expect(errorOf(["create", name]), JSON.stringify(name)).toMatch(/one line of at most 200 characters, without control characters/)
+  it("takes a name that fits on one line of `list`: no control or invisible characters, at most 200 characters (code points)", () => {
+    const refused = [
+      "nl\nhere", "tab\there", "cr\r", "nul\u0000", "del\u007f", "c1\u0085", "ls\u2028",
+      "rlo\u202eb", "zwsp\u200bb", "bom\ufeff", "vs\ufe0f", "x".repeat(maxNameLength + 1), "😀".repeat(maxNameLength + 1)
+    ]
+    for (const name of refused) {
+      expect(errorOf(["create", name]), JSON.stringify(name)).toMatch(/one line of at most 200 characters, without control or invisible characters/)
     }
-    for (const name of ["Client Ünïcödé 🚀", "x".repeat(maxNameLength), "a-b_c.d (prod)"]) {
+    for (const name of ["Client Ünïcödé 🚀", "x".repeat(maxNameLength), "😀".repeat(maxNameLength), "a-b_c.d (prod)", "名前"]) {
       expect(parseKeysCommand(["create", name])).toEqual({ command: "create", name, expiresInDays: null })
     }
   })

@@ -345,7 +345,7 @@ export const make = (settings: SnapshotSettings) =>
       } else {
         yield* Effect.logInfo(
           outcome.reasons.length === 1 && outcome.reasons[0] === "no snapshot"
-            ? "no snapshot yet: the whole event log is replayed (nothing to replay on a fresh data directory)"
+            ? "no snapshot yet: the whole event log is replayed"
             : `no usable snapshot, replaying the whole event log: ${outcome.reasons.join("; ")}`
         )
       }

@@ -184,8 +184,12 @@ const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u
  * U+FE0F read as "pump.fun" and was another venue; a hash of one Hangul filler read as nothing.
  */
 const invisibleInName = /[\p{Default_Ignorable_Code_Point}\u2800\p{Noncharacter_Code_Point}]/u
-/** A control or invisible character, or one shown as nothing (names and hashes hold none). */
-const hidden = (value: string): boolean => controlCharacter.test(value) || invisibleInName.test(value)
+/**
+ * A control or invisible character, or one shown as nothing (names and hashes hold none; nor do
+ * API key names, which the `keys` command lists a line each).
+ */
+export const hasHiddenCharacter = (value: string): boolean => controlCharacter.test(value) || invisibleInName.test(value)
+const hidden = hasHiddenCharacter
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**

@@ -222,11 +222,11 @@ export const rankColumn = <C extends DiscoveryCandidate>(
   const order = keyedOrder(request.order)
   // A max-heap on "ranks later": the root is the worst row kept so far.
   const heap: Array<Keyed<C>> = []
-  for (const candidate of candidates) {
-    if (columnOf(candidate) !== column) continue
+  const consider = (candidate: C): void => {
+    if (columnOf(candidate) !== column) return
     const entry: Keyed<C> = { candidate, key: keyOf(candidate, now) }
-    if (heap.length === limit && order(entry, heap[0]!) >= 0) continue
-    if (!meetsFilters(filters, candidate, now)) continue
+    if (heap.length === limit && order(entry, heap[0]!) >= 0) return
+    if (!meetsFilters(filters, candidate, now)) return
     if (heap.length < limit) {
       heap.push(entry)
       siftUp(heap, heap.length - 1, order)
@@ -234,6 +234,15 @@ export const rankColumn = <C extends DiscoveryCandidate>(
       heap[0] = entry
       siftDown(heap, 0, order)
     }
+  }
+  // The market lists its tokens in launch order. Read from the newest end, a newest-first board
+  // fills with its rows at once and each older candidate costs one comparison; read from the
+  // oldest, every candidate entered the heap. The board is the same either way (a total order).
+  if (Array.isArray(candidates) && request.sortBy === "createdAt" && request.order !== "asc") {
+    const list = candidates as ReadonlyArray<C>
+    for (let i = list.length - 1; i >= 0; i--) consider(list[i]!)
+  } else {
+    for (const candidate of candidates) consider(candidate)
   }
   return heap.sort(order).map((entry) => entry.candidate)
 }

@@ -191,7 +191,6 @@ const invisibleInName = /[\p{Default_Ignorable_Code_Point}\u2800\p{Noncharacter_
  * API key names, which the `keys` command lists a line each).
  */
 export const hasHiddenCharacter = (value: string): boolean => controlCharacter.test(value) || invisibleInName.test(value)
-const hidden = hasHiddenCharacter
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 /**
  * Visible ASCII only (no space): what nearly every id, hash and venue is. Such a text holds no
@@ -221,9 +220,10 @@ const served = (field: string, value: string | null, max: number): Rejection => 
  */
 const named = (field: string, value: string | null, instead?: string): Rejection => {
   if (value === null) return undefined
-  if (value !== "" && visibleAscii.test(value)) return value.length > MAX_NAME_LENGTH ? `${field} is longer than ${MAX_NAME_LENGTH} characters` : undefined
+  // visible ASCII is neither blank, hidden, decomposed nor padded: only its length is left to check
+  if (value !== "" && visibleAscii.test(value)) return served(field, value, MAX_NAME_LENGTH)
   if (value.trim() === "") return `${field} is empty${value === "" ? "" : " (blank)"}${instead === undefined ? "" : `: send ${instead}`}`
-  if (hidden(value)) return `${field} has a control or invisible character`
+  if (hasHiddenCharacter(value)) return `${field} has a control or invisible character`
   // "café" composed and decomposed read the same and would be two venues: one spelling, NFC
   if (value.normalize("NFC") !== value) return `${field} is not in Unicode normalization form C (compose it: "e" + U+0301 is "é")`
   // " pump.fun" would be a venue apart from "pump.fun" that reads the same
@@ -238,7 +238,7 @@ const named = (field: string, value: string | null, instead?: string): Rejection
  */
 const hash = (field: string, value: string | null): Rejection => {
   if (value === null || visibleAscii.test(value)) return undefined
-  if (hidden(value) || /\s/.test(value)) return `${field} has a space, control or invisible character`
+  if (hasHiddenCharacter(value) || /\s/.test(value)) return `${field} has a space, control or invisible character`
   return loneSurrogate.test(value) ? `${field} is not well-formed Unicode (a lone surrogate)` : undefined
 }
 

@@ -13,9 +13,11 @@ import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const outfile = `${root}apps/server/dist/bundle/server.mjs`
-await build({
-  entryPoints: [`${root}apps/server/src/main.ts`],
-  outfile,
+// The server, and beside it the thread that builds snapshots (apps/server/src/SnapshotWorker.ts
+// starts `snapshot-worker.mjs` from the bundle's own directory).
+const bundle = (entry, file) => build({
+  entryPoints: [`${root}apps/server/src/${entry}`],
+  outfile: `${root}apps/server/dist/bundle/${file}`,
   bundle: true,
   platform: "node",
   format: "esm",
@@ -25,4 +27,5 @@ await build({
   // CommonJS dependencies (ws) call require: give the ES module one.
   banner: { js: `import { createRequire as __spotCreateRequire } from "node:module"; const require = __spotCreateRequire(import.meta.url);` }
 })
+await Promise.all([bundle("main.ts", "server.mjs"), bundle("snapshot-worker.ts", "snapshot-worker.mjs")])
 console.log(outfile)

@@ -16,6 +16,7 @@ import type { StreamLimits } from "@spot/adapters-ws"
 import type { DirectReads as _DirectReads } from "@spot/adapters-http"
 import { ApiKeyHash, DataDirLock, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore, MemoryTradeStore } from "@spot/adapters-storage"
 import * as NodeServer from "./NodeServer.js"
+import * as SnapshotWorker from "./SnapshotWorker.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { cursorSecretFileIn, embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
 import * as StreamGate from "./StreamGate.js"
@@ -316,11 +317,13 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   )
   const snapshots = Snapshots.layer(snapshotSettings).pipe(
     Layer.provide(
-      Layer.merge(
+      Layer.mergeAll(
         overrides.snapshotStore ??
           (snapshotSettings.enabled ? FileSnapshotStore.layer({ directory: FileSnapshotStore.directoryIn(config.dataDir) }) : MemorySnapshotStore.layer()),
         overrides.logIdentity ??
-          (snapshotSettings.enabled ? LogIdentityLive.layerPg.pipe(Layer.provide(database)) : LogIdentityLive.layerFixed("unused"))
+          (snapshotSettings.enabled ? LogIdentityLive.layerPg.pipe(Layer.provide(database)) : LogIdentityLive.layerFixed("unused")),
+        // periodic snapshots built in a worker thread: folding goes on meanwhile
+        snapshotSettings.enabled ? SnapshotWorker.layer : Layer.empty
       )
     ),
     Layer.provideMerge(tradeHistory),

@@ -5,22 +5,29 @@
  * log's tail is replayed; while running, a snapshot is taken every `everyEvents` folded events
  * (at most every `minIntervalMs`) and at shutdown.
  *
- * Taking one: the market's writers are held off (`Market.writeLock`: folds and the clock's tick
- * wait), the seq it reflects is read (the market and `Ingest.foldedSeq` change together, under
- * that lock), and the engine is serialized a step of a few milliseconds per event-loop turn, so
- * reads and streams are served between steps; folding resumes when the last step is done.
- * Looking up the event id at the seq, the checksum and the file write then run asynchronously
- * while the service serves and folds. One snapshot is written at a time.
+ * Taking one while running, with a `SnapshotBuilder` (the service has one: a worker thread): the
+ * seq to snapshot is read under the market's write lock (`Market.writeLock`; the market and
+ * `Ingest.foldedSeq` change together under it), and the builder makes the engine's state at that
+ * seq again from the last snapshot and the log's events since, and serializes it, while this
+ * thread goes on folding and serving: nothing waits for it.
+ *
+ * Without a builder, and at a stop: the market's writers are held off (folds and the clock's tick
+ * wait), and the engine is serialized a step of a few milliseconds per event-loop turn, so reads
+ * and streams are served between steps; folding resumes when the last step is done.
+ *
+ * Either way, looking up the event id at the seq, the checksum and the file write then run
+ * asynchronously while the service serves and folds. One snapshot is written at a time.
  *
  * Nothing here can lose data: the log stays the truth. A snapshot that cannot be used is skipped
  * with a log line saying why, the next one is tried, and without any the whole log is replayed.
  */
 import { Clock, Context, Deferred, Duration, Effect, Layer, Option, Schedule, Semaphore, Stream } from "effect"
 import { EngineSnapshot } from "@spot/domain"
-import { Ingest } from "./Ingest.js"
+import { Ingest, replayBatchSize } from "./Ingest.js"
 import { Market } from "./Market.js"
 import { EventStore } from "./ports/EventStore.js"
 import type { StoreUnavailable } from "./ports/EventStore.js"
+import { SnapshotBuilder, SnapshotBuildFailed } from "./ports/SnapshotBuilder.js"
 import { LogIdentity, SnapshotStore } from "./ports/SnapshotStore.js"
 import { TradeHistory } from "./TradeHistory.js"
 import type { SnapshotHeader, SnapshotStoreError } from "./ports/SnapshotStore.js"
@@ -78,12 +85,17 @@ export type TakeOutcome =
     readonly name: string
     readonly seq: number
     readonly bytes: number
-    /** How long serializing took (ms), folding held off meanwhile. */
+    /** How long serializing took (ms): folding held off meanwhile, unless built in a worker. */
     readonly serializeMs: number
-    /** Its steps, each a turn of the event loop. */
+    /** Its steps, each a turn of the event loop (0: built in a worker). */
     readonly steps: number
-    /** The longest step (ms): the longest any request waited for it. */
+    /** The longest step (ms): the longest any request waited for it (0: built in a worker). */
     readonly pauseMs: number
+    /**
+     * Built by the `SnapshotBuilder` (a worker thread) instead of serialized here with folding held:
+     * the snapshot it started from, the events it folded onto it, and how long that took (ms).
+     */
+    readonly built?: { readonly base: string; readonly events: number; readonly foldMs: number }
     /** Looking up the event id, checksum and writing (ms), while serving. */
     readonly writeMs: number
   }
@@ -102,7 +114,11 @@ export interface SnapshotsShape {
    * start does not pause right away).
    */
   readonly startPeriodic: Effect.Effect<void>
-  /** Takes a snapshot now (unless nothing was folded since the last one); waits for a write in progress first. */
+  /**
+   * Takes a snapshot now (unless nothing was folded since the last one); waits for a write in
+   * progress first. Built by the `SnapshotBuilder` when one is given (folding goes on meanwhile),
+   * else serialized here with folding held; the periodic ones are taken this way.
+   */
   readonly take: Effect.Effect<TakeOutcome>
 }
 
@@ -161,12 +177,15 @@ export const make = (settings: SnapshotSettings) =>
 
     /** The last snapshot taken or restored: its seq, and when (or when one was last attempted). */
     let lastSeq = 0
+    /** The snapshot at `lastSeq` (written or restored), where a worker's build starts. */
+    let lastName: string | undefined
     let lastAt = yield* nowMs
     /** Set when the engine holds something the codec refuses (a bug): no more attempts. */
     let broken: string | undefined
     const restored = yield* Deferred.make<void>()
 
     const history = yield* Effect.serviceOption(TradeHistory)
+    const builder = yield* Effect.serviceOption(SnapshotBuilder)
 
     /**
      * Under the market's write lock: the seq folded and the engine's bytes, a step per turn of the
@@ -209,11 +228,40 @@ export const make = (settings: SnapshotSettings) =>
       })
     })
 
-    const takeNow: Effect.Effect<TakeOutcome> = Effect.gen(function*() {
+    /**
+     * Stores `chunks` as the snapshot of the log up to `seq`: the log's event id at `seq` makes its
+     * header. Null when the log holds no event there.
+     */
+    const save = (seq: number, chunks: ReadonlyArray<Uint8Array>): Effect.Effect<string | null, StoreUnavailable | SnapshotStoreError> =>
+      Effect.gen(function*() {
+        const eventId = yield* eventIdAt(store, seq)
+        if (eventId === null) return null
+        const header: SnapshotHeader = {
+          logId: yield* identity.logId,
+          seq,
+          eventId,
+          engine: EngineSnapshot.fingerprint(),
+          takenAt: yield* Clock.currentTimeMillis
+        }
+        const name = yield* snapshots.save(header, chunks)
+        lastSeq = seq
+        lastName = name
+        return name
+      })
+
+    const notWritten = (error: StoreUnavailable | SnapshotStoreError) =>
+      Effect.as(Effect.logWarning(`snapshot not written: ${error.message}`), { _tag: "Skipped", reason: error.message } as const)
+
+    /**
+     * The trade archive must hold every trade the snapshot covers (TradeHistory.ts): written first,
+     * and checked empty again under the write lock by the caller.
+     */
+    const flushHistory: Effect.Effect<void, StoreUnavailable> = Option.isSome(history) ? history.value.flush : Effect.void
+
+    /** Serialized here, a step per event-loop turn, with folding held meanwhile. */
+    const takeHere: Effect.Effect<TakeOutcome> = Effect.gen(function*() {
       if (broken !== undefined) return { _tag: "Skipped", reason: broken } as const
-      // The trade archive must hold every trade the snapshot covers (TradeHistory.ts): written
-      // first, and checked empty again under the write lock below.
-      if (Option.isSome(history)) yield* history.value.flush
+      yield* flushHistory
       // The engine and the seq it reflects, with the market's writers held off: a step of the
       // serialization per event-loop turn, reads served between the steps.
       const cpuStarted = settings.cpuMillis?.()
@@ -236,35 +284,93 @@ export const make = (settings: SnapshotSettings) =>
       const cpu = cpuNote(settings, cpuStarted, "; ")
       const bytes = captured.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
       const writeStarted = yield* nowMs
-      const header: SnapshotHeader | null = yield* Effect.gen(function*() {
-        const eventId = yield* eventIdAt(store, captured.seq)
-        if (eventId === null) return null
-        return {
-          logId: yield* identity.logId,
-          seq: captured.seq,
-          eventId,
-          engine: EngineSnapshot.fingerprint(),
-          takenAt: yield* Clock.currentTimeMillis
-        }
-      })
-      if (header === null) return { _tag: "Skipped", reason: `the log holds no event at seq ${captured.seq}` } as const
-      const name = yield* snapshots.save(header, captured.chunks)
+      const name = yield* save(captured.seq, captured.chunks)
+      if (name === null) return { _tag: "Skipped", reason: `the log holds no event at seq ${captured.seq}` } as const
       const writeMs = (yield* nowMs) - writeStarted
-      lastSeq = captured.seq
       yield* Effect.logInfo(
         `snapshot ${name} written: seq ${captured.seq}, ${megabytes(bytes)} MB, serialized in ${captured.serializeMs.toFixed(0)} ms (${captured.steps} steps, the longest ${captured.pauseMs.toFixed(0)} ms; folding held meanwhile${cpu}), written in ${seconds(writeMs)} s`
       )
       const { pauseMs, serializeMs, steps } = captured
       return { _tag: "Written", name, seq: captured.seq, bytes, serializeMs, steps, pauseMs, writeMs } as const
-    }).pipe(
-      Effect.catch((error: StoreUnavailable | SnapshotStoreError) =>
-        Effect.as(Effect.logWarning(`snapshot not written: ${error.message}`), { _tag: "Skipped", reason: error.message } as const)
+    }).pipe(Effect.catch(notWritten))
+
+    /**
+     * Built by `builder` (a worker thread), folding not held: the seq is read under the write lock
+     * (with the trade archive caught up), then the builder restores the last snapshot this
+     * service wrote or restored and folds the log's events after it up to that seq, as a restart
+     * would, while this thread goes on folding and serving; its bytes are then stored as a
+     * snapshot here would be. A failed build falls back to serializing here.
+     */
+    const takeBuilt = (builder: SnapshotBuilder["Service"], baseName: string): Effect.Effect<TakeOutcome> =>
+      Effect.gen(function*() {
+        if (broken !== undefined) return { _tag: "Skipped", reason: broken } as const
+        yield* flushHistory
+        const wanted = yield* market.writeLock.withPermit(Effect.sync(() => {
+          const seq = ingest.foldedSeq()
+          if (seq === 0 || seq === lastSeq) return undefined
+          if (Option.isSome(history) && history.value.queued() > 0) return { behind: history.value.queued() }
+          return seq
+        }))
+        if (wanted === undefined) return { _tag: "Skipped", reason: "nothing folded since the last snapshot" } as const
+        lastAt = yield* nowMs
+        if (typeof wanted !== "number") {
+          return { _tag: "Skipped", reason: `${wanted.behind} trades folded during the trade archive's flush are not written yet` } as const
+        }
+        const seq = wanted
+        const baseSeq = lastSeq
+        const started = yield* nowMs
+        const base = yield* snapshots.load(baseName).pipe(
+          Effect.mapError((error) => new SnapshotBuildFailed({ message: `its base ${baseName} does not load: ${error.message}`, cause: error }))
+        )
+        const events = store.replayText(baseSeq, replayBatchSize).pipe(
+          Stream.takeWhile((chunk) => chunk.length > 0 && chunk[0]!.seq <= seq),
+          Stream.map((chunk) => {
+            const texts: Array<string> = []
+            for (const stored of chunk) if (stored.seq <= seq) texts.push(stored.text)
+            return texts
+          })
+        )
+        const built = yield* builder.build({ base, options: market.engine.options, context: EngineSnapshot.threadContext(), events })
+        const builtMs = (yield* nowMs) - started
+        const bytes = built.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
+        const writeStarted = yield* nowMs
+        const name = yield* save(seq, built.chunks)
+        if (name === null) return { _tag: "Skipped", reason: `the log holds no event at seq ${seq}` } as const
+        const writeMs = (yield* nowMs) - writeStarted
+        yield* Effect.logInfo(
+          `snapshot ${name} written: seq ${seq}, ${megabytes(bytes)} MB, built in a worker thread in ${seconds(builtMs)} s (${baseName} and the ${built.events} events after it folded in ${seconds(built.foldMs)} s, serialized in ${seconds(built.serializeMs)} s; folding not held), written in ${seconds(writeMs)} s`
+        )
+        return {
+          _tag: "Written",
+          name,
+          seq,
+          bytes,
+          serializeMs: built.serializeMs,
+          steps: 0,
+          pauseMs: 0,
+          writeMs,
+          built: { base: baseName, events: built.events, foldMs: built.foldMs }
+        } as const
+      }).pipe(
+        Effect.catchTag("SnapshotBuildFailed", (failure: SnapshotBuildFailed) =>
+          Effect.andThen(Effect.logWarning(`snapshot not built in a worker (${failure.message}): serializing it here, folding held`), takeHere)),
+        Effect.catch(notWritten)
       )
+
+    /**
+     * Built off this thread when a builder is given and there is a snapshot to build on. Without
+     * one (the first after a full replay) it is serialized here, once: rebuilding the whole log
+     * elsewhere would cost minutes of both threads (this one reads the log out to the builder).
+     * A stop's own snapshot is always serialized here.
+     */
+    const takeNow: Effect.Effect<TakeOutcome> = Effect.suspend(() =>
+      Option.isSome(builder) && lastName !== undefined ? takeBuilt(builder.value, lastName) : takeHere
     )
 
-    const take: Effect.Effect<TakeOutcome> = settings.enabled
-      ? oneAtATime.withPermit(takeNow)
-      : Effect.succeed({ _tag: "Skipped", reason: "snapshots are off" })
+    const off = Effect.succeed<TakeOutcome>({ _tag: "Skipped", reason: "snapshots are off" })
+    const take: Effect.Effect<TakeOutcome> = settings.enabled ? oneAtATime.withPermit(takeNow) : off
+    /** At a stop nothing folds any more: serialized here, at once, rather than rebuilt elsewhere. */
+    const takeAtStop: Effect.Effect<TakeOutcome> = settings.enabled ? oneAtATime.withPermit(takeHere) : off
 
     /** Periodically: a snapshot once enough events were folded, not sooner than the minimum interval. */
     const periodic = Effect.gen(function*() {
@@ -323,6 +429,7 @@ export const make = (settings: SnapshotSettings) =>
         }
         yield* ingest.resumeAt(h.seq)
         lastSeq = h.seq
+        lastName = entry.name
         lastAt = yield* nowMs
         return { _tag: "Restored", name: entry.name, seq: h.seq, seconds: (lastAt - started) / 1000, skipped } as RestoreOutcome
       }
@@ -368,7 +475,7 @@ export const make = (settings: SnapshotSettings) =>
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
           if (!(yield* Deferred.isDone(restored))) return
-          const outcome = yield* take.pipe(
+          const outcome = yield* takeAtStop.pipe(
             Effect.timeoutOrElse({ duration: shutdownTimeout, orElse: () => Effect.succeed({ _tag: "Skipped", reason: "timed out" } as const) })
           )
           if (outcome._tag === "Skipped" && outcome.reason === "timed out") {

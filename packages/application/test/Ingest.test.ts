@@ -29,6 +29,7 @@ const memoryStore = () => {
       return Effect.succeed({ accepted, duplicates: events.length - accepted.length, firstSeq: accepted.length > 0 ? log.length - accepted.length + 1 : 0, lastSeq: accepted.length > 0 ? log.length : 0 })
     }),
     replay: (after) => Stream.suspend(() => state.unavailable ? Stream.fail(down()) : Stream.fromIterable(log.length > after ? [log.slice(after)] : [])),
+    replayText: () => Stream.die("not used by these tests"),
     head: Effect.succeed(null)
   })
   return { state, service }

@@ -68,6 +68,7 @@ const controlledStore = (market: Market.MarketShape) => {
         return result
       }),
     replay: (after) => Stream.suspend(() => Stream.fromIterable(log.length > after ? [log.slice(after)] : [])),
+    replayText: () => Stream.die("not used by these tests"),
     head: Effect.succeed(null)
   })
   return { control: Object.assign(control, { commitLate }), service }
@@ -300,6 +301,7 @@ describe("Ingest with the events' JSON texts (NDJSON)", () => {
           return { accepted: events, duplicates: 0, firstSeq: 1, lastSeq: events.length }
         }),
       replay: () => Stream.empty,
+      replayText: () => Stream.empty,
       head: Effect.succeed(null)
     })
     const layer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, store)]), Layer.merge(serviceClockNow))

@@ -5,12 +5,13 @@
  * replay's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Option, Scope } from "effect"
-import { Ingest, Market, Snapshots } from "@spot/application"
-import type { RestoreOutcome, SnapshotHeader, SnapshotSettings } from "@spot/application"
-import { Simulator } from "@spot/domain"
+import { Context, Deferred, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Ingest, Market, SnapshotBuilder, SnapshotBuildFailed, Snapshots } from "@spot/application"
+import type { RestoreOutcome, SnapshotHeader, SnapshotSettings, TakeOutcome } from "@spot/application"
+import { EngineSnapshot, Simulator } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
 import { LogIdentityLive, MemoryEventStore, MemorySnapshotStore } from "@spot/adapters-storage"
+import * as SnapshotWorker from "../../src/SnapshotWorker.js"
 
 const events: Array<MarketEvent> = new Simulator.MarketSimulator({ seed: 9, startTime: 1_767_000_000_000, tradesPerSecond: 30, launchesPerMinute: 30 }).runFor(3 * 60_000)
 const settings: SnapshotSettings = { enabled: true, everyEvents: 1_000_000_000, minIntervalMs: 0 }
@@ -26,11 +27,16 @@ const start = async (
   log: MemoryEventStore.MemoryEventStore,
   files: MemorySnapshotStore.MemorySnapshotStore,
   logId: string,
-  snapshotSettings: SnapshotSettings = settings
+  snapshotSettings: SnapshotSettings = settings,
+  builder?: SnapshotBuilder["Service"]
 ): Promise<Instance> => {
   const market = Market.makeMarket()
   const layer = Snapshots.layer(snapshotSettings).pipe(
-    Layer.provide(Layer.merge(MemorySnapshotStore.layer(files), LogIdentityLive.layerFixed(logId))),
+    Layer.provide(Layer.mergeAll(
+      MemorySnapshotStore.layer(files),
+      LogIdentityLive.layerFixed(logId),
+      builder === undefined ? Layer.empty : Layer.succeed(SnapshotBuilder, builder)
+    )),
     Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(Layer.succeed(Market.Market, market), MemoryEventStore.layer(log)))))
   )
   const scope = Effect.runSync(Scope.make())
@@ -221,6 +227,128 @@ describe("Snapshots use case", () => {
     const { expected, files, log } = await prepare()
     const result = await restart(log, files, "log-of-another-database")
     expect(result.outcome._tag).toBe("FullReplay")
+    expect(result.answers).toBe(expected)
+  })
+})
+
+describe("Snapshots built in a worker thread", () => {
+  /** The worker's builder, waiting at the gate (while closed) before it starts, and noting an interruption. */
+  const gated = () => {
+    const reached = Effect.runSync(Deferred.make<void>())
+    let open = Effect.runSync(Deferred.make<void>())
+    const state = { builds: 0, interrupted: 0 }
+    const builder = SnapshotBuilder.of({
+      build: (input) =>
+        Effect.andThen(Deferred.succeed(reached, undefined), Deferred.await(open)).pipe(
+          Effect.andThen(Effect.suspend(() => {
+            state.builds++
+            return SnapshotWorker.builder.build(input)
+          })),
+          Effect.onInterrupt(() => Effect.sync(() => void state.interrupted++))
+        )
+    })
+    Effect.runSync(Deferred.succeed(open, undefined))
+    return {
+      builder,
+      state,
+      reached,
+      close: () => (open = Effect.runSync(Deferred.make<void>())),
+      open: () => Effect.runSync(Deferred.succeed(open, undefined))
+    }
+  }
+
+  it("folding goes on while a worker builds the snapshot, and what it built restores to the market a full replay makes", async () => {
+    const log = MemoryEventStore.makeUnsafe()
+    const files = MemorySnapshotStore.makeUnsafe()
+    const gate = gated()
+    const writer = await start(log, files, "log-1", settings, gate.builder)
+    await run(writer.snapshots.restore)
+    await run(writer.ingest.publishTrusted(events.slice(0, 1_000)))
+    // the first, with nothing to build on: serialized here
+    const first = await run(writer.snapshots.take)
+    expect(first).toMatchObject({ _tag: "Written", seq: 1_000 })
+    expect(first._tag === "Written" && first.built === undefined && first.steps > 0).toBe(true)
+    await run(writer.ingest.publishTrusted(events.slice(1_000, 2_000)))
+    gate.close()
+    let outcome: TakeOutcome | undefined
+    const taking = Effect.runPromise(writer.snapshots.take).then((taken) => (outcome = taken))
+    await Effect.runPromise(Deferred.await(gate.reached))
+    // the snapshot's seq is chosen; folding is not held while it is built
+    await run(writer.ingest.publishTrusted(events.slice(2_000)))
+    expect(writer.ingest.foldedSeq()).toBe(events.length)
+    expect(outcome).toBeUndefined()
+    gate.open()
+    await taking
+    // the second: from the first and the 1,000 events after it
+    expect(outcome).toMatchObject({ _tag: "Written", seq: 2_000, steps: 0, pauseMs: 0, built: { base: first._tag === "Written" ? first.name : "", events: 1_000 } })
+    expect(gate.state.builds).toBe(1)
+    const expected = served(writer.market)
+    await writer.close()
+    for (const [name, entry] of [...files.entries]) if (entry.header.seq !== 2_000) files.entries.delete(name)
+    const result = await restart(log, files)
+    expect(result.outcome).toMatchObject({ _tag: "Restored", seq: 2_000 })
+    expect(result.tail).toBe(events.length - 2_000)
+    expect(result.answers).toBe(expected)
+    // the worker numbered the trade feeds' flag lists as this process does: no list under two codes
+    const lists = EngineSnapshot.threadContext().flagLists.map((list) => list.join(","))
+    expect(lists.length).toBeGreaterThan(1)
+    expect(new Set(lists).size).toBe(lists.length)
+  })
+
+  it("a build that fails is serialized here instead (folding held), and a base that does not load is one", async () => {
+    const log = MemoryEventStore.makeUnsafe()
+    const files = MemorySnapshotStore.makeUnsafe()
+    let calls = 0
+    const failing = SnapshotBuilder.of({
+      build: () => Effect.suspend(() => (calls++, Effect.fail(new SnapshotBuildFailed({ message: "the worker exited (code 1)" }))))
+    })
+    const writer = await start(log, files, "log-1", settings, failing)
+    await run(writer.snapshots.restore)
+    await run(writer.ingest.publishTrusted(events.slice(0, 1_000)))
+    await run(writer.snapshots.take) // nothing to build on: serialized here
+    expect(calls).toBe(0)
+    await run(writer.ingest.publishTrusted(events.slice(1_000, 1_500)))
+    const outcome = await run(writer.snapshots.take)
+    expect(calls).toBe(1)
+    expect(outcome).toMatchObject({ _tag: "Written", seq: 1_500 })
+    expect(outcome._tag === "Written" && outcome.steps > 0 && outcome.built === undefined).toBe(true)
+    await writer.close()
+
+    // a damaged base: not given to the builder, serialized here, and the next one builds on that
+    const gate = gated()
+    const again = await start(log, files, "log-1", settings, gate.builder)
+    await run(again.snapshots.restore)
+    await run(again.ingest.catchUp)
+    await run(again.ingest.publishTrusted(events.slice(1_500, 2_200)))
+    for (const name of files.entries.keys()) files.damage(name)
+    const here = await run(again.snapshots.take)
+    expect(here).toMatchObject({ _tag: "Written", seq: 2_200 })
+    expect(here._tag === "Written" && here.built === undefined && here.steps > 0).toBe(true)
+    expect(gate.state.builds).toBe(0)
+    await run(again.ingest.publishTrusted(events.slice(2_200, 3_000)))
+    const built = await run(again.snapshots.take)
+    expect(built).toMatchObject({ _tag: "Written", seq: 3_000, built: { base: here._tag === "Written" ? here.name : "", events: 800 } })
+    await again.close()
+  })
+
+  it("a stop during a build ends it and writes the stop's own snapshot", async () => {
+    const log = MemoryEventStore.makeUnsafe()
+    const files = MemorySnapshotStore.makeUnsafe()
+    const gate = gated()
+    gate.close()
+    const writer = await start(log, files, "log-1", { enabled: true, everyEvents: 1_000, minIntervalMs: 0, checkEveryMs: 5 }, gate.builder)
+    await run(writer.snapshots.restore)
+    await run(writer.ingest.publishTrusted(events.slice(0, 1_000)))
+    await run(writer.snapshots.take) // the base (serialized here)
+    await run(writer.snapshots.startPeriodic)
+    await run(writer.ingest.publishTrusted(events.slice(1_000, 2_500)))
+    await Effect.runPromise(Deferred.await(gate.reached))
+    const expected = served(writer.market)
+    await writer.close()
+    expect(gate.state.interrupted).toBe(1)
+    expect([...files.entries.values()].map((entry) => entry.header.seq).sort((a, b) => a - b)).toEqual([1_000, 2_500])
+    const result = await restart(log, files)
+    expect(result.outcome).toMatchObject({ _tag: "Restored", seq: 2_500 })
     expect(result.answers).toBe(expected)
   })
 })

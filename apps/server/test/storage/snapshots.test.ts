@@ -182,6 +182,9 @@ describe("engine snapshots on the real server", () => {
       if (i < 2) expect(await Effect.runPromise(first.snapshots.take)).toMatchObject({ _tag: "Written" })
     }
     expect(spy.saves.length).toBe(2)
+    // the first serialized here (nothing to build on), the second built in a worker from the first
+    expect(spy.loads).toEqual([spy.saves[0]])
+    spy.loads.length = 0
     paths = pathsOf(first.market)
     first.market.advanceTo(Date.now())
     reference = await readAll(first, paths)

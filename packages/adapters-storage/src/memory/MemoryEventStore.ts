@@ -6,6 +6,7 @@
 import { Effect, Layer, Stream } from "effect"
 import { EventStore, StoreUnavailable } from "@spot/application"
 import type { AppendResult, EventStoreShape, StoredEvent } from "@spot/application"
+import { Events } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
 
 export interface MemoryEventStore extends EventStoreShape {
@@ -42,6 +43,8 @@ export const makeUnsafe = (): MemoryEventStore => {
         for (let i = afterSeq; i < log.length; i += batchSize) chunks.push(log.slice(i, i + batchSize))
         return Stream.fromIterable(chunks)
       }),
+    replayText: (afterSeq, batchSize) =>
+      Stream.map(store.replay(afterSeq, batchSize), (chunk) => chunk.map(({ event, seq }) => ({ seq, text: Events.marketEventJson(event) }))),
     head: Effect.suspend(() => {
       if (store.unavailable) return Effect.fail(down())
       const last = log[log.length - 1]

@@ -20,7 +20,7 @@ import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import { float8Array, textArray } from "./ArrayParameters.js"
 import { EventStore, StoreUnavailable } from "@spot/application"
-import type { AppendResult, EventStoreShape, StoredEvent } from "@spot/application"
+import type { AppendResult, EventStoreShape, StoredEvent, StoredText } from "@spot/application"
 import { Events } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
 
@@ -236,21 +236,29 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         return Effect.map(bounded("append", write), (result): AppendResult => ({ ...result, duplicates: events.length - result.accepted.length }))
       })
 
-    const page = (afterSeq: number, batchSize: number) =>
+    const rowsAfter = (afterSeq: number, batchSize: number) =>
       bounded(
         "replay",
         sql<{ readonly seq: bigint | string | number; readonly body: string }>`
           SELECT seq, body FROM market_events WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${batchSize}`
-      ).pipe(
-        Effect.map((rows) => {
-          const chunk = new Array<StoredEvent>(rows.length)
-          for (let i = 0; i < rows.length; i++) {
-            const seq = Number(rows[i]!.seq)
-            chunk[i] = { seq, event: decodeBody(seq, rows[i]!.body) }
-          }
-          return chunk
-        })
       )
+
+    const page = (afterSeq: number, batchSize: number) =>
+      Effect.map(rowsAfter(afterSeq, batchSize), (rows) => {
+        const chunk = new Array<StoredEvent>(rows.length)
+        for (let i = 0; i < rows.length; i++) {
+          const seq = Number(rows[i]!.seq)
+          chunk[i] = { seq, event: decodeBody(seq, rows[i]!.body) }
+        }
+        return chunk
+      })
+
+    const textPage = (afterSeq: number, batchSize: number) =>
+      Effect.map(rowsAfter(afterSeq, batchSize), (rows) => {
+        const chunk = new Array<StoredText>(rows.length)
+        for (let i = 0; i < rows.length; i++) chunk[i] = { seq: Number(rows[i]!.seq), text: rows[i]!.body }
+        return chunk
+      })
 
     /**
      * Waits until no append is in flight: takes the writers' lock in a statement of its own (its
@@ -258,14 +266,19 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
      */
     const writersDone = bounded("replay", writerLock)
 
-    const replay = (afterSeq: number, batchSize: number): Stream.Stream<ReadonlyArray<StoredEvent>, StoreUnavailable> =>
+    /** Pages of the log after `afterSeq`, the first once no append is in flight. */
+    const pages = <A extends { readonly seq: number }>(read: (after: number, batchSize: number) => Effect.Effect<ReadonlyArray<A>, StoreUnavailable>) =>
+    (afterSeq: number, batchSize: number): Stream.Stream<ReadonlyArray<A>, StoreUnavailable> =>
       Stream.paginate(afterSeq, (after) =>
-        Effect.map(after === afterSeq ? Effect.andThen(writersDone, page(after, batchSize)) : page(after, batchSize), (chunk) =>
+        Effect.map(after === afterSeq ? Effect.andThen(writersDone, read(after, batchSize)) : read(after, batchSize), (chunk) =>
           [
             chunk.length === 0 ? [] : [chunk],
             chunk.length < batchSize ? Option.none() : Option.some(chunk[chunk.length - 1]!.seq)
           ] as const)
       ).pipe(Stream.buffer({ capacity: 2 }))
+
+    const replay = pages(page)
+    const replayText = pages(textPage)
 
     const head = bounded(
       "head",
@@ -273,7 +286,7 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         SELECT seq, occurred_at FROM market_events ORDER BY seq DESC LIMIT 1`
     ).pipe(Effect.map((rows) => (rows.length === 0 ? null : { seq: Number(rows[0]!.seq), timestamp: Number(rows[0]!.occurred_at) })))
 
-    return EventStore.of({ append, replay, head })
+    return EventStore.of({ append, replay, replayText, head })
   })
 
 export const layer = (options: PgEventStoreOptions = {}): Layer.Layer<EventStore, never, SqlClient.SqlClient> =>

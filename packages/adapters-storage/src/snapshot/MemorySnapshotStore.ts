@@ -47,7 +47,7 @@ export const makeUnsafe = (keep = 2): MemorySnapshotStore => {
         const entry = entries.get(name)
         if (entry === undefined) return Effect.fail(new SnapshotStoreError({ message: `reading snapshot ${name}: no such snapshot` }))
         if (entry.damaged) return Effect.fail(new SnapshotStoreError({ message: `reading snapshot ${name}: checksum mismatch: the file is damaged` }))
-        return Effect.succeed(entry.body)
+        return Effect.succeed(entry.body.slice()) // the caller's own (a builder moves it to a worker)
       })
   }
 }

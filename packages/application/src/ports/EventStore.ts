@@ -34,6 +34,15 @@ export interface StoredEvent {
   readonly event: MarketEvent
 }
 
+/**
+ * One stored event as its stored JSON text: it decodes with `Events.decodeMarketEvent(JSON.parse(text))`
+ * to the event `replay` gives at that seq.
+ */
+export interface StoredText {
+  readonly seq: number
+  readonly text: string
+}
+
 /** The newest stored event's position and time. */
 export interface LogHead {
   readonly seq: number
@@ -54,6 +63,11 @@ export interface EventStoreShape {
   ) => Effect.Effect<AppendResult, StoreUnavailable>
   /** The stored events with `seq > afterSeq`, in sequence order, in chunks of at most `batchSize`. */
   readonly replay: (afterSeq: number, batchSize: number) => Stream.Stream<ReadonlyArray<StoredEvent>, StoreUnavailable>
+  /**
+   * As `replay`, each event's stored text instead of the decoded event: for a reader that decodes
+   * elsewhere (a snapshot built in a worker thread, Snapshots.ts), so this thread only reads.
+   */
+  readonly replayText: (afterSeq: number, batchSize: number) => Stream.Stream<ReadonlyArray<StoredText>, StoreUnavailable>
   /** The newest event's seq and timestamp, null when the log is empty. */
   readonly head: Effect.Effect<LogHead | null, StoreUnavailable>
 }

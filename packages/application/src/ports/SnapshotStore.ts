@@ -44,7 +44,7 @@ export interface SnapshotStoreShape {
   readonly save: (header: SnapshotHeader, body: ReadonlyArray<Uint8Array>) => Effect.Effect<string, SnapshotStoreError>
   /** The stored snapshots, newest (highest seq) first; one whose header cannot be read is listed with the problem. */
   readonly list: Effect.Effect<ReadonlyArray<SnapshotListing>, SnapshotStoreError>
-  /** The engine bytes of a listed snapshot, their checksum verified. */
+  /** The engine bytes of a listed snapshot, their checksum verified: the caller's own (nothing else holds their buffer). */
   readonly load: (name: string) => Effect.Effect<Uint8Array, SnapshotStoreError>
 }
 

@@ -379,14 +379,27 @@ const terminalCodeOf = (terminal: string | null): number => {
 
 /** Flag lists by code; the engine interns them (one frozen list per combination), bounded. */
 export const flagLists: Array<ReadonlyArray<string>> = []
+/** Codes by list object (the engine's interned lists: one look-up per trade)... */
 export const flagCodes = new Map<ReadonlyArray<string>, number>()
+/**
+ * ...and by content, for a list object met for the first time: another engine of the process
+ * (a restored one, or a snapshot worker's, which took the codes over) interns its own objects,
+ * and the same list keeps its code.
+ */
+export const flagCodesByText = new Map<string, number>()
+export const flagListText = (flags: ReadonlyArray<string>): string => flags.join("\n")
 const MAX_FLAG_LISTS = 65_536
 const flagCodeOf = (flags: ReadonlyArray<string>): number => {
   let code = flagCodes.get(flags)
   if (code === undefined) {
-    if (flagLists.length >= MAX_FLAG_LISTS) return -1
-    code = flagLists.length
-    flagLists.push(flags)
+    const text = flagListText(flags)
+    code = flagCodesByText.get(text)
+    if (code === undefined) {
+      if (flagLists.length >= MAX_FLAG_LISTS) return -1
+      code = flagLists.length
+      flagLists.push(flags)
+      flagCodesByText.set(text, code)
+    }
     flagCodes.set(flags, code)
   }
   return code

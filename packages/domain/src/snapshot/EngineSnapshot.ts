@@ -30,7 +30,7 @@ import * as TapeNumbers from "../market/TapeNumbers.js"
 import * as TokenBookModule from "../market/TokenBook.js"
 import { TokenBook } from "../market/TokenBook.js"
 import * as TradeFeed from "../market/TradeFeed.js"
-import { flagCodes, flagLists, terminalCodes, terminalNames, TradeRecord, TradeRing } from "../market/TradeFeed.js"
+import { flagCodes, flagCodesByText, flagLists, flagListText, terminalCodes, terminalNames, TradeRecord, TradeRing } from "../market/TradeFeed.js"
 import * as TradeTapeModule from "../market/TradeTape.js"
 import { TradeTape } from "../market/TradeTape.js"
 import * as Wallets from "../market/Wallets.js"
@@ -264,7 +264,7 @@ const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =
  * added, in order. Checks everything before changing anything; throws on a conflict (a process
  * that folded other trades before restoring).
  */
-const adoptTradeFeedCodes = (root: SnapshotRoot): void => {
+const adoptTradeFeedCodes = (root: Pick<SnapshotRoot, "terminalNames" | "flagLists">): void => {
   for (let i = 0; i < Math.min(root.terminalNames.length, terminalNames.length); i++) {
     if (root.terminalNames[i] !== terminalNames[i]) {
       throw new Codec.SnapshotDecodeError(`the snapshot's terminal code ${i} names another terminal than this process's`)
@@ -284,6 +284,8 @@ const adoptTradeFeedCodes = (root: SnapshotRoot): void => {
     const list = root.flagLists[i]!
     flagLists.push(list)
     if (!flagCodes.has(list)) flagCodes.set(list, i)
+    const text = flagListText(list)
+    if (!flagCodesByText.has(text)) flagCodesByText.set(text, i)
   }
 }
 
@@ -296,6 +298,32 @@ const decodeRoot = (bytes: Uint8Array): SnapshotRoot => {
   ) throw new Codec.SnapshotDecodeError("the snapshot does not hold a market engine")
   if (rootReferenced) throw new Codec.SnapshotDecodeError("the snapshot's root is referenced from inside its own state")
   return candidate as SnapshotRoot
+}
+/**
+ * What a worker thread must share with its process to read and write the process's snapshots:
+ * the engine fingerprint, and the trade feeds' process-wide codes (`SnapshotRoot`). Plain data, to
+ * pass to a thread.
+ */
+export interface ThreadContext {
+  readonly fingerprint: string
+  readonly terminalNames: ReadonlyArray<string | null>
+  readonly flagLists: ReadonlyArray<ReadonlyArray<string>>
+}
+
+/** This process's {@link ThreadContext}. */
+export const threadContext = (): ThreadContext => ({ fingerprint: fingerprint(), terminalNames: terminalNames.slice(), flagLists: flagLists.slice() })
+
+/**
+ * In a worker thread started by a process whose engine code is this very code, loaded another
+ * way (a second bundle, or another TypeScript loader: the source text of functions, which the
+ * fingerprint reads, differs between transpilers; the code does not): takes on the process's
+ * fingerprint and trade feed codes, before anything folds here. The snapshots the thread reads
+ * and writes are then the process's, and its codes number terminals and flag lists as the
+ * process does (a snapshot it writes restores in the process itself, not only in a fresh one).
+ */
+export const joinThreadContext = (context: ThreadContext): void => {
+  fingerprintValue = context.fingerprint
+  adoptTradeFeedCodes(context)
 }
 
 /** An engine equivalent to the one `snapshot` was given. Throws `SnapshotDecodeError` on bytes it cannot trust. */

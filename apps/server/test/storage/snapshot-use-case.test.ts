@@ -5,7 +5,7 @@
  * replay's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Option, Scope, Stream } from "effect"
 import { Ingest, Market, SnapshotBuilder, SnapshotBuildFailed, Snapshots } from "@spot/application"
 import type { RestoreOutcome, SnapshotHeader, SnapshotSettings, TakeOutcome } from "@spot/application"
 import { EngineSnapshot, Simulator } from "@spot/domain"
@@ -50,6 +50,16 @@ const start = async (
 }
 
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0))
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.length
+  }
+  return bytes
+}
 
 /** What the market serves, as text (tokens, their trades and positions). */
 const served = (market: Market.MarketShape): string => {
@@ -350,5 +360,23 @@ describe("Snapshots built in a worker thread", () => {
     const result = await restart(log, files)
     expect(result.outcome).toMatchObject({ _tag: "Restored", seq: 2_500 })
     expect(result.answers).toBe(expected)
+  })
+
+  it("the worker's failures come back as SnapshotBuildFailed: a stored text that does not decode, a base that does not restore", async () => {
+    const options = Market.makeMarket().engine.options
+    const context = EngineSnapshot.threadContext()
+    const build = (base: Uint8Array | null, texts: ReadonlyArray<string>) =>
+      Effect.runPromise(Effect.flip(SnapshotWorker.builder.build({ base, options, context, events: Stream.make(texts) })))
+    const notJson = await build(null, ["{\"type\":\"swap\""])
+    expect(notJson).toBeInstanceOf(SnapshotBuildFailed)
+    expect(notJson.message).toMatch(/JSON/)
+    const notAnEvent = await build(null, [JSON.stringify({ type: "swap", id: "x" })])
+    expect(notAnEvent.message).toMatch(/a stored event does not decode/)
+    const garbage = await build(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), [])
+    expect(garbage.message).toMatch(/snapshot/i)
+    // and a good one: an empty market's bytes, which restore
+    const empty = await Effect.runPromise(SnapshotWorker.builder.build({ base: null, options, context, events: Stream.empty }))
+    expect(empty.events).toBe(0)
+    expect(EngineSnapshot.restore(concat(empty.chunks)).stats.tokens).toBe(0)
   })
 })

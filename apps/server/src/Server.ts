@@ -85,15 +85,17 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
       const now = yield* Clock.currentTimeMillis
       // From here on the market follows the wall clock (stats windows expire on their own).
       yield* MarketClock.start()
-      yield* snapshots.startPeriodic
+      const simulator = config.simulator
+      const head = simulator === null ? null : yield* retryWhileUnavailable("reading the event log's head", store.head)
+      // A fresh log's warm-up is not interrupted by periodic snapshots: it ends with one (below).
+      const warmingUp = simulator !== null && head === null
+      if (!warmingUp) yield* snapshots.startPeriodic
       if (announce && (replayed > 0 || restored._tag === "Restored")) {
         const from = restored._tag === "Restored" ? `snapshot at seq ${restored.seq} restored in ${restored.seconds.toFixed(1)} s, then ` : ""
         yield* Console.log(`${from}event log replayed in ${((now - (restored._tag === "Restored" ? tailStarted : started)) / 1000).toFixed(1)} s: ${replayed} events, ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
       }
-      if (config.simulator === null) return
-      const simulator = config.simulator
+      if (simulator === null) return
       const publish = Ingest.publishWithRetry(ingest)
-      const head = yield* retryWhileUnavailable("reading the event log's head", store.head)
       if (head === null) {
         // The warm-up's record first: a start after a crash part-way through it finishes it.
         const record: WarmUpRecord.WarmUpRecord = {
@@ -117,6 +119,11 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
           const took = ((yield* Clock.currentTimeMillis) - now) / 1000
           yield* Console.log(`market warmed up in ${took.toFixed(1)} s: ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
         }
+        // The warmed-up market's snapshot, serialized before the service listens: the periodic
+        // ones are built in a worker from the previous one and the log since, so they start from
+        // here (without it, the first would be serialized while serving, folding held).
+        yield* snapshots.takeHere
+        yield* snapshots.startPeriodic
         return
       }
       const interrupted = WarmUpRecord.read(config.dataDir)
@@ -229,7 +236,8 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
     if (short > 0) lines.push(`warning: ${short} key(s) of SPOT_API_KEYS are shorter than 16 characters: easy to guess; use npm run keys -- create <name>`)
     yield* Console.log(lines.join("\n"))
     // The first thing a stop does (this layer is built last, so its finalizer runs first).
-    yield* Effect.addFinalizer(() => Console.log("stopping: finishing requests, closing streams, writing a snapshot..."))
+    const stopping = config.snapshots?.enabled === true ? "stopping: finishing requests, closing streams, writing a snapshot..." : "stopping: finishing requests, closing streams..."
+    yield* Effect.addFinalizer(() => Console.log(stopping))
   })
 )
 

@@ -4,11 +4,22 @@
  * workerData: { options: EngineOptions, context: EngineSnapshot.ThreadContext } (the service's: this
  * thread runs the same engine code, loaded on its own).
  */
+import { readlinkSync } from "node:fs"
+import { setPriority } from "node:os"
 import { parentPort, workerData } from "node:worker_threads"
 import { SnapshotFold } from "@spot/application"
 import { EngineSnapshot } from "@spot/domain"
 import type { EngineOptions } from "@spot/domain"
 import type { WorkerAnswer } from "./SnapshotWorker.js"
+
+// The kernel favours the service's own threads (serving, folding, the embedded database) over
+// this one when they want the same core: a thread's nice value (Linux; elsewhere it runs as is).
+try {
+  const tid = Number(readlinkSync("/proc/thread-self").split("/").pop())
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, 19)
+} catch {
+  // not Linux, or not allowed: the default priority
+}
 
 const port = parentPort!
 const { context, options } = workerData as { readonly options: EngineOptions; readonly context: EngineSnapshot.ThreadContext }

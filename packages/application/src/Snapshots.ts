@@ -120,6 +120,11 @@ export interface SnapshotsShape {
    * else serialized here with folding held; the periodic ones are taken this way.
    */
   readonly take: Effect.Effect<TakeOutcome>
+  /**
+   * Takes a snapshot now serialized in this thread, folding held: where nothing is served yet (at
+   * the end of a fresh log's warm-up, before the service listens) or nothing folds any more (a stop).
+   */
+  readonly takeHere: Effect.Effect<TakeOutcome>
 }
 
 export class Snapshots extends Context.Service<Snapshots, SnapshotsShape>()("@spot/application/Snapshots") {}
@@ -330,7 +335,10 @@ export const make = (settings: SnapshotSettings) =>
             return texts
           })
         )
-        const built = yield* builder.build({ base, options: market.engine.options, context: EngineSnapshot.threadContext(), events })
+        const built = yield* builder.build({ base, options: market.engine.options, context: EngineSnapshot.threadContext(), events }).pipe(
+          // a stop ends the build (its worker goes with it) and serializes its own snapshot here
+          Effect.onInterrupt(() => Effect.logInfo(`snapshot at seq ${seq} not finished: its build in a worker thread was ended by the stop`))
+        )
         const builtMs = (yield* nowMs) - started
         const bytes = built.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
         const writeStarted = yield* nowMs
@@ -370,7 +378,7 @@ export const make = (settings: SnapshotSettings) =>
     const off = Effect.succeed<TakeOutcome>({ _tag: "Skipped", reason: "snapshots are off" })
     const take: Effect.Effect<TakeOutcome> = settings.enabled ? oneAtATime.withPermit(takeNow) : off
     /** At a stop nothing folds any more: serialized here, at once, rather than rebuilt elsewhere. */
-    const takeAtStop: Effect.Effect<TakeOutcome> = settings.enabled ? oneAtATime.withPermit(takeHere) : off
+    const takeHereNow: Effect.Effect<TakeOutcome> = settings.enabled ? oneAtATime.withPermit(takeHere) : off
 
     /** Periodically: a snapshot once enough events were folded, not sooner than the minimum interval. */
     const periodic = Effect.gen(function*() {
@@ -475,7 +483,7 @@ export const make = (settings: SnapshotSettings) =>
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
           if (!(yield* Deferred.isDone(restored))) return
-          const outcome = yield* takeAtStop.pipe(
+          const outcome = yield* takeHereNow.pipe(
             Effect.timeoutOrElse({ duration: shutdownTimeout, orElse: () => Effect.succeed({ _tag: "Skipped", reason: "timed out" } as const) })
           )
           if (outcome._tag === "Skipped" && outcome.reason === "timed out") {
@@ -485,7 +493,7 @@ export const make = (settings: SnapshotSettings) =>
       )
     }
 
-    return Snapshots.of({ restore, take, startPeriodic })
+    return Snapshots.of({ restore, take, takeHere: takeHereNow, startPeriodic })
   })
 
 export const layer = (

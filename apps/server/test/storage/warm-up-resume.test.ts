@@ -8,12 +8,12 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Ingest, Market, SimulatorFeed } from "@spot/application"
 import type { MarketEvent } from "@spot/domain"
-import { MemoryKeyStore, PgDatabase } from "@spot/adapters-storage"
+import { FileSnapshotStore, MemoryKeyStore, PgDatabase } from "@spot/adapters-storage"
 import * as Server from "../../src/Server.js"
 import type { ServerConfig } from "../../src/ServerConfig.js"
 import * as WarmUpRecord from "../../src/WarmUpRecord.js"
@@ -49,11 +49,12 @@ describe("a warm-up a crash interrupted", () => {
   })
 
   /** The server on `database` and `dataDir`, with the simulator `simulator`. */
-  const start = async (database: TestDatabase, dataDir: string, simulator: ServerConfig["simulator"]) => {
+  const start = async (database: TestDatabase, dataDir: string, simulator: ServerConfig["simulator"], snapshots?: ServerConfig["snapshots"]) => {
     const config: ServerConfig = {
       port: 0,
       host: "127.0.0.1",
       simulator,
+      ...(snapshots === undefined ? {} : { snapshots }),
       cursorSecret: Option.some(Redacted.make(cursorSecret)),
       apiKeys: [],
       dataDir,
@@ -65,6 +66,16 @@ describe("a warm-up a crash interrupted", () => {
     const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
     return { market, ingest: Context.get(context, Ingest.Ingest), close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
   }
+
+  /** The log's newest seq. */
+  const head = (database: TestDatabase) =>
+    Effect.runPromise(
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ n: string }>`SELECT max(seq)::text AS n FROM market_events`
+        return Number(rows[0]!.n)
+      }).pipe(Effect.provide(PgDatabase.layerClient({ url: Redacted.make(`postgres://postgres@127.0.0.1:${database.port}/${database.database}`) })))
+    )
 
   /** How many of `ids` the database's event log holds. */
   const logged = (database: TestDatabase, ids: ReadonlyArray<string>) =>
@@ -123,6 +134,22 @@ describe("a warm-up a crash interrupted", () => {
       expect(WarmUpRecord.read(dataDir)?.complete).toBe(false)
     } finally {
       await second.close()
+    }
+  }, 120_000)
+
+  it("a fresh log's warm-up ends with a snapshot, taken before the service serves, for the periodic ones to build on", async () => {
+    const { database, dataDir } = await fresh()
+    // no periodic snapshot would be due
+    const server = await start(database, dataDir, feed, { enabled: true, everyEvents: 1e9, minIntervalMs: 0, checkEveryMs: 10 })
+    try {
+      const directory = FileSnapshotStore.directoryIn(dataDir)
+      const seqs = readdirSync(directory).filter((name) => name.endsWith(".snap")).map((name) => Number(name.split("-")[1]))
+      // one, of the warmed-up market (the live simulator may have logged its first tick since)
+      expect(seqs.length).toBe(1)
+      expect(seqs[0]).toBeGreaterThan(1_000)
+      expect(seqs[0]).toBeLessThanOrEqual(await head(database))
+    } finally {
+      await server.close()
     }
   }, 120_000)
 })

@@ -330,8 +330,11 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
           (snapshotSettings.enabled ? FileSnapshotStore.layer({ directory: FileSnapshotStore.directoryIn(config.dataDir) }) : MemorySnapshotStore.layer()),
         overrides.logIdentity ??
           (snapshotSettings.enabled ? LogIdentityLive.layerPg.pipe(Layer.provide(database)) : LogIdentityLive.layerFixed("unused")),
-        // periodic snapshots built in a worker thread: folding goes on meanwhile
-        snapshotSettings.enabled ? SnapshotWorker.layer : Layer.empty
+        // periodic snapshots built in a worker thread: folding goes on meanwhile; with the files of
+        // the default store, the worker reads and writes them itself
+        snapshotSettings.enabled
+          ? SnapshotWorker.layer(overrides.snapshotStore === undefined ? { directory: FileSnapshotStore.directoryIn(config.dataDir) } : {})
+          : Layer.empty
       )
     ),
     Layer.provideMerge(tradeHistory),

@@ -1,26 +1,40 @@
 /**
  * The `SnapshotBuilder` port on a worker thread (docs/storage.md, "Snapshots": built in a
  * worker): a snapshot is built in a thread of its own, started for it and ended after it, so the
- * service's market goes on folding meanwhile. The service's thread reads the base snapshot and the
- * log's texts and hands them over; the worker (`snapshot-worker.ts`) decodes, folds and serializes
- * (`SnapshotFold`) and hands the bytes back. Buffers move between the threads, never copied.
+ * service's market goes on folding meanwhile. The service's thread reads the log's texts and hands
+ * them over; the worker (`snapshot-worker.ts`) decodes, folds and serializes (`SnapshotFold`).
+ * Given the snapshot directory (the service's `FileSnapshotStore`), the worker reads the base
+ * file and writes the new one itself, so no snapshot bytes pass through the service's heap; else
+ * (a store of another kind: tests) the bytes move between the threads, never copied, and the
+ * service's store saves them.
  *
  * Protocol (the service → the worker, each answered before the next is sent):
- *   { base: Uint8Array | null }  → { ack: 0 }           restore the base (or start empty)
- *   { texts: string[] }          → { ack: foldedSoFar } fold the next page of the log
- *   { finish: true }             → { done: { chunks, events, foldMs, serializeMs } }
- * and { error: string } instead of any answer when something fails there.
+ *   { base: Uint8Array } or { baseName, directory }  → { ack: 0 }   restore the base
+ *   { texts: string[] }                               → { ack: n }   fold the next page of the log
+ *   { finish: { header } | {} }                       → { done }     serialize (and, with a directory, store)
+ * and { error, store? } instead of any answer when something fails there (`store`: the write).
  */
 import { Effect, Layer, Stream } from "effect"
 import { Worker } from "node:worker_threads"
-import { SnapshotBuilder, SnapshotBuildFailed } from "@spot/application"
+import { SnapshotBuilder, SnapshotBuildFailed, SnapshotStoreError } from "@spot/application"
 import type { BuiltSnapshot, SnapshotBuildInput } from "@spot/application"
 
 /** What the worker posts. */
 export type WorkerAnswer =
   | { readonly ack: number }
-  | { readonly done: { readonly chunks: ReadonlyArray<Uint8Array>; readonly events: number; readonly foldMs: number; readonly serializeMs: number } }
-  | { readonly error: string }
+  | {
+    readonly done: {
+      /** The bytes, when the service stores them; else the stored file's name. */
+      readonly chunks?: ReadonlyArray<Uint8Array>
+      readonly name?: string
+      readonly bytes: number
+      readonly events: number
+      readonly foldMs: number
+      readonly serializeMs: number
+      readonly writeMs: number
+    }
+  }
+  | { readonly error: string; readonly store?: boolean }
 
 /**
  * The worker's entry: the bundled file beside the bundled server (`scripts/bundle.mjs` builds
@@ -46,14 +60,17 @@ const talkTo = (worker: Worker) => {
   })
   worker.on("error", (error) => fail(`the worker failed: ${error instanceof Error ? error.message : String(error)}`))
   worker.on("exit", (code) => fail(`the worker exited (code ${code})`))
-  return (message: unknown, transfer: ReadonlyArray<ArrayBuffer> = []): Effect.Effect<WorkerAnswer, SnapshotBuildFailed> =>
+  return (message: unknown, transfer: ReadonlyArray<ArrayBuffer> = []): Effect.Effect<WorkerAnswer, SnapshotBuildFailed | SnapshotStoreError> =>
     Effect.flatMap(
       Effect.callback<WorkerAnswer>((resume) => {
         if (failure !== undefined) return resume(Effect.succeed({ error: failure }))
         waiting = (answer) => resume(Effect.succeed(answer))
         worker.postMessage(message, transfer as Array<ArrayBuffer>)
       }),
-      (answer) => ("error" in answer ? Effect.fail(new SnapshotBuildFailed({ message: answer.error })) : Effect.succeed(answer))
+      (answer) =>
+        "error" in answer
+          ? Effect.fail(answer.store === true ? new SnapshotStoreError({ message: answer.error }) : new SnapshotBuildFailed({ message: answer.error }))
+          : Effect.succeed(answer)
     )
 }
 
@@ -64,27 +81,49 @@ const talkTo = (worker: Worker) => {
 const movable = (base: Uint8Array): Array<ArrayBuffer> =>
   base.buffer instanceof ArrayBuffer && base.buffer.byteLength >= 1 << 20 ? [base.buffer] : []
 
-const build = <E>(input: SnapshotBuildInput<E>): Effect.Effect<BuiltSnapshot, SnapshotBuildFailed | E> =>
+export interface SnapshotWorkerOptions {
+  /** The service's snapshot directory (`FileSnapshotStore`): the worker reads and writes its files itself. */
+  readonly directory?: string
+}
+
+const baseFailed = (name: string) => (error: { readonly message: string }) =>
+  new SnapshotBuildFailed({ message: `its base ${name} does not load: ${error.message}`, cause: error })
+
+const makeBuild = (options: SnapshotWorkerOptions) =>
+<E>(input: SnapshotBuildInput<E>): Effect.Effect<BuiltSnapshot, SnapshotBuildFailed | SnapshotStoreError | E> =>
   Effect.acquireUseRelease(
     Effect.try({
-      try: () => {
-        return new Worker(entry(), { workerData: { options: input.options, context: input.context } })
-      },
+      try: () => new Worker(entry(), { workerData: { options: input.options, context: input.context } }),
       catch: (error) => new SnapshotBuildFailed({ message: `the worker did not start: ${String(error)}`, cause: error })
     }),
     (worker) =>
       Effect.gen(function*() {
         const ask = talkTo(worker)
-        yield* ask({ base: input.base }, input.base === null ? [] : movable(input.base))
+        const directory = options.directory
+        if (directory !== undefined) {
+          yield* ask({ baseName: input.base.name, directory })
+        } else {
+          const base = yield* Effect.mapError(input.base.load, baseFailed(input.base.name))
+          yield* ask({ base }, movable(base))
+        }
         yield* Stream.runForEach(input.events, (texts) => ask({ texts }))
-        const answer = yield* ask({ finish: true })
+        const answer = yield* ask({ finish: directory === undefined ? {} : { header: input.header } })
         if (!("done" in answer)) return yield* new SnapshotBuildFailed({ message: "the worker answered out of turn" })
-        return answer.done
+        const { chunks, name, ...figures } = answer.done
+        if (name !== undefined) return { name, ...figures }
+        // bytes back: stored here
+        const started = performance.now()
+        const saved = yield* input.save(chunks ?? [])
+        return { ...figures, name: saved, writeMs: performance.now() - started }
       }),
     // Done, failed or interrupted (a stop): the thread and its copy of the market go.
     (worker) => Effect.promise(() => worker.terminate())
   )
 
-export const builder: SnapshotBuilder["Service"] = SnapshotBuilder.of({ build })
+/** A builder whose worker reads and writes the snapshot files in `options.directory`, or hands the bytes back without one. */
+export const make = (options: SnapshotWorkerOptions = {}): SnapshotBuilder["Service"] => SnapshotBuilder.of({ build: makeBuild(options) })
 
-export const layer: Layer.Layer<SnapshotBuilder> = Layer.succeed(SnapshotBuilder, builder)
+/** Bytes handed back to the service's store (any kind of store). */
+export const builder: SnapshotBuilder["Service"] = make()
+
+export const layer = (options: SnapshotWorkerOptions = {}): Layer.Layer<SnapshotBuilder> => Layer.succeed(SnapshotBuilder, make(options))

@@ -239,19 +239,26 @@ export const make = (settings: SnapshotSettings) =>
      */
     const save = (seq: number, chunks: ReadonlyArray<Uint8Array>): Effect.Effect<string | null, StoreUnavailable | SnapshotStoreError> =>
       Effect.gen(function*() {
+        const header = yield* headerAt(seq)
+        if (header === null) return null
+        const name = yield* snapshots.save(header, chunks)
+        lastSeq = seq
+        lastName = name
+        return name
+      })
+
+    /** The header of a snapshot at `seq`: the log's event id there makes it. Null when the log holds no event there. */
+    const headerAt = (seq: number): Effect.Effect<SnapshotHeader | null, StoreUnavailable> =>
+      Effect.gen(function*() {
         const eventId = yield* eventIdAt(store, seq)
         if (eventId === null) return null
-        const header: SnapshotHeader = {
+        return {
           logId: yield* identity.logId,
           seq,
           eventId,
           engine: EngineSnapshot.fingerprint(),
           takenAt: yield* Clock.currentTimeMillis
         }
-        const name = yield* snapshots.save(header, chunks)
-        lastSeq = seq
-        lastName = name
-        return name
       })
 
     const notWritten = (error: StoreUnavailable | SnapshotStoreError) =>
@@ -304,7 +311,8 @@ export const make = (settings: SnapshotSettings) =>
      * (with the trade archive caught up), then the builder restores the last snapshot this
      * service wrote or restored and folds the log's events after it up to that seq, as a restart
      * would, while this thread goes on folding and serving; its bytes are then stored as a
-     * snapshot here would be. A failed build falls back to serializing here.
+     * snapshot here would be (by the builder: a worker writes the file itself). A failed build,
+     * a base that does not load among them, falls back to serializing here.
      */
     const takeBuilt = (builder: SnapshotBuilder["Service"], baseName: string): Effect.Effect<TakeOutcome> =>
       Effect.gen(function*() {
@@ -324,9 +332,12 @@ export const make = (settings: SnapshotSettings) =>
         const seq = wanted
         const baseSeq = lastSeq
         const started = yield* nowMs
-        const base = yield* snapshots.load(baseName).pipe(
-          Effect.mapError((error) => new SnapshotBuildFailed({ message: `its base ${baseName} does not load: ${error.message}`, cause: error }))
-        )
+        const header = yield* headerAt(seq)
+        if (header === null) return { _tag: "Skipped", reason: `the log holds no event at seq ${seq}` } as const
+        const base = {
+          name: baseName,
+          load: snapshots.load(baseName)
+        }
         const events = store.replayText(baseSeq, replayBatchSize).pipe(
           Stream.takeWhile((chunk) => chunk.length > 0 && chunk[0]!.seq <= seq),
           Stream.map((chunk) => {
@@ -335,28 +346,32 @@ export const make = (settings: SnapshotSettings) =>
             return texts
           })
         )
-        const built = yield* builder.build({ base, options: market.engine.options, context: EngineSnapshot.threadContext(), events }).pipe(
+        const built = yield* builder.build({
+          base,
+          header,
+          save: (chunks) => snapshots.save(header, chunks),
+          options: market.engine.options,
+          context: EngineSnapshot.threadContext(),
+          events
+        }).pipe(
           // a stop ends the build (its worker goes with it) and serializes its own snapshot here
           Effect.onInterrupt(() => Effect.logInfo(`snapshot at seq ${seq} not finished: its build in a worker thread was ended by the stop`))
         )
-        const builtMs = (yield* nowMs) - started
-        const bytes = built.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
-        const writeStarted = yield* nowMs
-        const name = yield* save(seq, built.chunks)
-        if (name === null) return { _tag: "Skipped", reason: `the log holds no event at seq ${seq}` } as const
-        const writeMs = (yield* nowMs) - writeStarted
+        lastSeq = seq
+        lastName = built.name
+        const builtMs = (yield* nowMs) - started - built.writeMs
         yield* Effect.logInfo(
-          `snapshot ${name} written: seq ${seq}, ${megabytes(bytes)} MB, built in a worker thread in ${seconds(builtMs)} s (${baseName} and the ${built.events} events after it folded in ${seconds(built.foldMs)} s, serialized in ${seconds(built.serializeMs)} s; folding not held), written in ${seconds(writeMs)} s`
+          `snapshot ${built.name} written: seq ${seq}, ${megabytes(built.bytes)} MB, built in a worker thread in ${seconds(builtMs)} s (${baseName} and the ${built.events} events after it folded in ${seconds(built.foldMs)} s, serialized in ${seconds(built.serializeMs)} s; folding not held), written in ${seconds(built.writeMs)} s`
         )
         return {
           _tag: "Written",
-          name,
+          name: built.name,
           seq,
-          bytes,
+          bytes: built.bytes,
           serializeMs: built.serializeMs,
           steps: 0,
           pauseMs: 0,
-          writeMs,
+          writeMs: built.writeMs,
           built: { base: baseName, events: built.events, foldMs: built.foldMs }
         } as const
       }).pipe(

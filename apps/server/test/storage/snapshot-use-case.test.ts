@@ -6,11 +6,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Layer, Option, Scope, Stream } from "effect"
-import { Ingest, Market, SnapshotBuilder, SnapshotBuildFailed, Snapshots } from "@spot/application"
+import { Ingest, Market, SnapshotBuilder, SnapshotBuildFailed, Snapshots, SnapshotStoreError } from "@spot/application"
 import type { RestoreOutcome, SnapshotHeader, SnapshotSettings, TakeOutcome } from "@spot/application"
-import { EngineSnapshot, Simulator } from "@spot/domain"
+import { EngineSnapshot, Events, MarketEngine, Simulator } from "@spot/domain"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { MarketEvent } from "@spot/domain"
-import { LogIdentityLive, MemoryEventStore, MemorySnapshotStore } from "@spot/adapters-storage"
+import { FileSnapshotStore, LogIdentityLive, MemoryEventStore, MemorySnapshotStore } from "@spot/adapters-storage"
 import * as SnapshotWorker from "../../src/SnapshotWorker.js"
 
 const events: Array<MarketEvent> = new Simulator.MarketSimulator({ seed: 9, startTime: 1_767_000_000_000, tradesPerSecond: 30, launchesPerMinute: 30 }).runFor(3 * 60_000)
@@ -334,7 +337,7 @@ describe("Snapshots built in a worker thread", () => {
     const here = await run(again.snapshots.take)
     expect(here).toMatchObject({ _tag: "Written", seq: 2_200 })
     expect(here._tag === "Written" && here.built === undefined && here.steps > 0).toBe(true)
-    expect(gate.state.builds).toBe(0)
+    expect(gate.state.builds).toBe(1) // asked, and its base did not load
     await run(again.ingest.publishTrusted(events.slice(2_200, 3_000)))
     const built = await run(again.snapshots.take)
     expect(built).toMatchObject({ _tag: "Written", seq: 3_000, built: { base: here._tag === "Written" ? here.name : "", events: 800 } })
@@ -362,21 +365,70 @@ describe("Snapshots built in a worker thread", () => {
     expect(result.answers).toBe(expected)
   })
 
-  it("the worker's failures come back as SnapshotBuildFailed: a stored text that does not decode, a base that does not restore", async () => {
+  it("the worker's failures come back as SnapshotBuildFailed: a text that does not decode, a base that does not load or restore", async () => {
     const options = Market.makeMarket().engine.options
     const context = EngineSnapshot.threadContext()
-    const build = (base: Uint8Array | null, texts: ReadonlyArray<string>) =>
-      Effect.runPromise(Effect.flip(SnapshotWorker.builder.build({ base, options, context, events: Stream.make(texts) })))
-    const notJson = await build(null, ["{\"type\":\"swap\""])
+    const empty = EngineSnapshot.snapshot(new MarketEngine(options))
+    const header: SnapshotHeader = { logId: "log-1", seq: 1, eventId: "e-1", engine: context.fingerprint, takenAt: 1 }
+    const saved: Array<ReadonlyArray<Uint8Array>> = []
+    const input = (load: Effect.Effect<Uint8Array, SnapshotStoreError>, texts: ReadonlyArray<string>) => ({
+      base: { name: "base-1", load },
+      header,
+      save: (chunks: ReadonlyArray<Uint8Array>) => Effect.sync(() => (saved.push(chunks), "saved-1")),
+      options,
+      context,
+      events: texts.length === 0 ? Stream.empty : Stream.make(texts)
+    })
+    const failure = (load: Effect.Effect<Uint8Array, SnapshotStoreError>, texts: ReadonlyArray<string>) =>
+      Effect.runPromise(Effect.flip(SnapshotWorker.builder.build(input(load, texts))))
+    const notJson = await failure(Effect.succeed(empty.slice()), ["{\"type\":\"swap\""])
     expect(notJson).toBeInstanceOf(SnapshotBuildFailed)
     expect(notJson.message).toMatch(/JSON/)
-    const notAnEvent = await build(null, [JSON.stringify({ type: "swap", id: "x" })])
-    expect(notAnEvent.message).toMatch(/a stored event does not decode/)
-    const garbage = await build(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), [])
-    expect(garbage.message).toMatch(/snapshot/i)
-    // and a good one: an empty market's bytes, which restore
-    const empty = await Effect.runPromise(SnapshotWorker.builder.build({ base: null, options, context, events: Stream.empty }))
-    expect(empty.events).toBe(0)
-    expect(EngineSnapshot.restore(concat(empty.chunks)).stats.tokens).toBe(0)
+    expect((await failure(Effect.succeed(empty.slice()), [JSON.stringify({ type: "swap", id: "x" })])).message).toMatch(/a stored event does not decode/)
+    expect((await failure(Effect.succeed(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])), [])).message).toMatch(/snapshot/i)
+    const unreadable = await failure(Effect.fail(new SnapshotStoreError({ message: "checksum mismatch: the file is damaged" })), [])
+    expect(unreadable).toBeInstanceOf(SnapshotBuildFailed)
+    expect(unreadable.message).toMatch(/its base base-1 does not load: checksum mismatch/)
+    expect(saved).toEqual([])
+    // and a good one: the bytes come back to the store given, and restore
+    const built = await Effect.runPromise(SnapshotWorker.builder.build(input(Effect.succeed(empty.slice()), [])))
+    expect(built).toMatchObject({ name: "saved-1", events: 0 })
+    expect(saved.length).toBe(1)
+    expect(built.bytes).toBe(concat(saved[0]!).length)
+    expect(EngineSnapshot.restore(concat(saved[0]!)).stats.tokens).toBe(0)
+  })
+
+  it("given the snapshot directory, the worker reads the base file and writes the new one itself", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "spot-snapshot-worker-"))
+    try {
+      const market = Market.makeMarket()
+      market.apply(events.slice(0, 1_000))
+      const files = await Effect.runPromise(FileSnapshotStore.make({ directory }))
+      const context = EngineSnapshot.threadContext()
+      const header = (seq: number): SnapshotHeader => ({ logId: "log-1", seq, eventId: events[seq - 1]!.id, engine: context.fingerprint, takenAt: seq })
+      const base = await Effect.runPromise(files.save(header(1_000), [EngineSnapshot.snapshot(market.engine)]))
+      let loadedHere = 0
+      let savedHere = 0
+      const texts = events.slice(1_000, 2_000).map((event) => Events.marketEventJson(event))
+      const built = await Effect.runPromise(SnapshotWorker.make({ directory }).build({
+        base: { name: base, load: Effect.sync(() => (loadedHere++, new Uint8Array())) },
+        header: header(2_000),
+        save: () => Effect.sync(() => (savedHere++, "not-here")),
+        options: market.engine.options,
+        context,
+        events: Stream.make(texts.slice(0, 600), texts.slice(600))
+      }))
+      expect(loadedHere + savedHere).toBe(0) // no snapshot bytes in this thread
+      expect(built).toMatchObject({ events: 1_000 })
+      const listed = await Effect.runPromise(files.list)
+      expect(listed.map((entry) => entry.name)).toEqual([built.name, base])
+      // what it wrote is the market after the 2,000 events
+      market.apply(events.slice(1_000, 2_000))
+      const restored = Market.makeMarket()
+      EngineSnapshot.restoreInto(restored.engine, await Effect.runPromise(files.load(built.name)))
+      expect(served(restored)).toBe(served(market))
+    } finally {
+      rmSync(directory, { recursive: true, force: true })
+    }
   })
 })

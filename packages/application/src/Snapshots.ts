@@ -23,7 +23,7 @@
  */
 import { Clock, Context, Deferred, Duration, Effect, Layer, Option, Schedule, Semaphore, Stream } from "effect"
 import { EngineSnapshot } from "@spot/domain"
-import { Ingest, replayBatchSize } from "./Ingest.js"
+import { Ingest } from "./Ingest.js"
 import { Market } from "./Market.js"
 import { EventStore } from "./ports/EventStore.js"
 import type { StoreUnavailable } from "./ports/EventStore.js"
@@ -147,6 +147,13 @@ const eventIdAt = (store: EventStore["Service"], seq: number): Effect.Effect<str
 
 const describeError = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error)
+
+/**
+ * Log events read per page for a builder: this thread's share of a build is reading them, and a
+ * page is one burst of it (a driver's buffers and strings); 5,000-event pages (the catch-up's)
+ * stalled the event loop about 0.1 s each under load (a black-box check).
+ */
+const builderPageSize = 1_000
 
 /** What serializing gave: the engine's bytes and the seq they reflect, or why there are none. */
 type Serialized =
@@ -338,7 +345,7 @@ export const make = (settings: SnapshotSettings) =>
           name: baseName,
           load: snapshots.load(baseName)
         }
-        const events = store.replayText(baseSeq, replayBatchSize).pipe(
+        const events = store.replayText(baseSeq, builderPageSize).pipe(
           Stream.takeWhile((chunk) => chunk.length > 0 && chunk[0]!.seq <= seq),
           Stream.map((chunk) => {
             const texts: Array<string> = []

@@ -278,7 +278,7 @@ export const make = (settings: SnapshotSettings) =>
     const flushHistory: Effect.Effect<void, StoreUnavailable> = Option.isSome(history) ? history.value.flush : Effect.void
 
     /** Serialized here, a step per event-loop turn, with folding held meanwhile. */
-    const takeHere: Effect.Effect<TakeOutcome> = Effect.gen(function*() {
+    const takeSerialized: Effect.Effect<TakeOutcome> = Effect.gen(function*() {
       if (broken !== undefined) return { _tag: "Skipped", reason: broken } as const
       yield* flushHistory
       // The engine and the seq it reflects, with the market's writers held off: a step of the
@@ -383,7 +383,7 @@ export const make = (settings: SnapshotSettings) =>
         } as const
       }).pipe(
         Effect.catchTag("SnapshotBuildFailed", (failure: SnapshotBuildFailed) =>
-          Effect.andThen(Effect.logWarning(`snapshot not built in a worker (${failure.message}): serializing it here, folding held`), takeHere)),
+          Effect.andThen(Effect.logWarning(`snapshot not built in a worker (${failure.message}): serializing it here, folding held`), takeSerialized)),
         Effect.catch(notWritten)
       )
 
@@ -394,13 +394,13 @@ export const make = (settings: SnapshotSettings) =>
      * A stop's own snapshot is always serialized here.
      */
     const takeNow: Effect.Effect<TakeOutcome> = Effect.suspend(() =>
-      Option.isSome(builder) && lastName !== undefined ? takeBuilt(builder.value, lastName) : takeHere
+      Option.isSome(builder) && lastName !== undefined ? takeBuilt(builder.value, lastName) : takeSerialized
     )
 
     const off = Effect.succeed<TakeOutcome>({ _tag: "Skipped", reason: "snapshots are off" })
     const take: Effect.Effect<TakeOutcome> = settings.enabled ? oneAtATime.withPermit(takeNow) : off
-    /** At a stop nothing folds any more: serialized here, at once, rather than rebuilt elsewhere. */
-    const takeHereNow: Effect.Effect<TakeOutcome> = settings.enabled ? oneAtATime.withPermit(takeHere) : off
+    /** Where nothing is served yet or nothing folds any more (a stop): serialized here, at once, rather than rebuilt elsewhere. */
+    const takeHere: Effect.Effect<TakeOutcome> = settings.enabled ? oneAtATime.withPermit(takeSerialized) : off
 
     /** Periodically: a snapshot once enough events were folded, not sooner than the minimum interval. */
     const periodic = Effect.gen(function*() {
@@ -505,7 +505,7 @@ export const make = (settings: SnapshotSettings) =>
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
           if (!(yield* Deferred.isDone(restored))) return
-          const outcome = yield* takeHereNow.pipe(
+          const outcome = yield* takeHere.pipe(
             Effect.timeoutOrElse({ duration: shutdownTimeout, orElse: () => Effect.succeed({ _tag: "Skipped", reason: "timed out" } as const) })
           )
           if (outcome._tag === "Skipped" && outcome.reason === "timed out") {
@@ -515,7 +515,7 @@ export const make = (settings: SnapshotSettings) =>
       )
     }
 
-    return Snapshots.of({ restore, take, takeHere: takeHereNow, startPeriodic })
+    return Snapshots.of({ restore, take, takeHere, startPeriodic })
   })
 
 export const layer = (

@@ -14,14 +14,11 @@
  */
 import type { Discovery as DiscoveryTypes } from "@spot/domain"
 import { Discovery, MarketEngine, Simulator } from "@spot/domain"
+import { numberArg } from "./support/args.js"
 
-const arg = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-const targetTokens = arg("tokens", 14_000)
-const runs = arg("runs", 21)
-const seed = arg("seed", 1)
+const targetTokens = numberArg("tokens", 14_000)
+const runs = numberArg("runs", 21)
+const seed = numberArg("seed", 1)
 
 const start = 1_700_000_000_000
 const simulator = new Simulator.MarketSimulator({ seed, startTime: start, tradesPerSecond: 1_000, launchesPerMinute: 600 })

@@ -10,13 +10,10 @@
  */
 import type { MarketEvent } from "@spot/domain"
 import { Events, MarketEngine, Simulator } from "@spot/domain"
+import { numberArg } from "./support/args.js"
 
-const arg = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-const targetTrades = arg("trades", 400_000)
-const seed = arg("seed", 1)
+const targetTrades = numberArg("trades", 400_000)
+const seed = numberArg("seed", 1)
 const gc = (globalThis as { gc?: () => void }).gc
 if (gc === undefined) console.warn("run with --expose-gc for heap figures")
 const collect = () => {

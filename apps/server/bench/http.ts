@@ -32,6 +32,7 @@ import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { runLoad } from "../../../packages/adapters-http/bench/loadgen.js"
 import type { LoadResult } from "../../../packages/adapters-http/bench/loadgen.js"
+import { numberArg } from "./support/args.js"
 
 /** One measured request and the service's answer to it, replayed by the baseline. */
 interface CannedResponse {
@@ -77,10 +78,6 @@ const serveBaseline = async (port: number): Promise<void> => {
 // ---------------------------------------------------------------------------------------------
 // Bench role.
 
-const arg = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
 
 const repoRoot = new URL("../../../", import.meta.url).pathname
 
@@ -221,11 +218,11 @@ interface Series {
 const emptySeries = (): Series => ({ rps: [], p50: [], p99: [], cpuUsPerRequest: [], clientCpuUsPerRequest: [], statuses: {}, errors: 0 })
 
 const runBench = async (): Promise<void> => {
-  const seconds = arg("seconds", 8)
-  const rounds = arg("rounds", 3)
-  const connections = arg("connections", 50)
-  const warmupSeconds = arg("warmup", 1)
-  const simWarmupMinutes = arg("sim-warmup", 5)
+  const seconds = numberArg("seconds", 8)
+  const rounds = numberArg("rounds", 3)
+  const connections = numberArg("connections", 50)
+  const warmupSeconds = numberArg("warmup", 1)
+  const simWarmupMinutes = numberArg("sim-warmup", 5)
   // Another composition to measure the same way (an experiment); the shipped entry by default.
   const entryIndex = process.argv.indexOf("--service-entry")
   const serviceEntry = entryIndex >= 0 ? process.argv[entryIndex + 1]! : "apps/server/src/main.ts"

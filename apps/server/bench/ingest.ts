@@ -58,28 +58,25 @@ import { Ingest, Market, TradeHistory } from "@spot/application"
 import { Events, Simulator } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
 import { PgDatabase, PgEventStore, PgTradeStore } from "@spot/adapters-storage"
+import { numberArg } from "./support/args.js"
 
-const arg = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-const targetTrades = arg("trades", 1_000_000)
-const batchSize = arg("batch", 2_000)
+const targetTrades = numberArg("trades", 1_000_000)
+const batchSize = numberArg("batch", 2_000)
 /** Ingest requests outstanding at a time (an indexer pipelining its batches; they apply in order). */
-const inflight = arg("inflight", 2)
+const inflight = numberArg("inflight", 2)
 /**
  * Batches generated (untimed) ahead of each timed stretch, as request body strings (cheap to keep:
  * each is parsed only when its request is made); the pipeline drains at the end of each stretch.
  */
-const windowBatches = arg("window", 32)
+const windowBatches = numberArg("window", 32)
 /**
  * What the indexer sends: `ndjson` (one event per line; the service keeps each line as the stored
  * body when it holds just the event's fields) or `json` (a JSON array; every event re-encoded).
  */
 const format: "ndjson" | "json" = process.argv.includes("--json") ? "json" : "ndjson"
-const seed = arg("seed", 1)
+const seed = numberArg("seed", 1)
 /** Restarts from the snapshot (the reported `restartSeconds` is their median). */
-const snapshotRestarts = arg("restarts", 3)
+const snapshotRestarts = numberArg("restarts", 3)
 const forceEmbedded = process.argv.includes("--embedded")
 /** Phase 1 only (durable ingest and its step breakdown): no restarts, no raw baselines. For quick iterations. */
 const ingestOnly = process.argv.includes("--ingest-only")

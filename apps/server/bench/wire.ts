@@ -14,13 +14,10 @@
  */
 import { Schema } from "effect"
 import { CompiledCheck, MarketEngine, Simulator, Token, Trade } from "@spot/domain"
+import { numberArg } from "./support/args.js"
 
-const arg = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-const seconds = arg("seconds", 400)
-const seed = arg("seed", 1)
+const seconds = numberArg("seconds", 400)
+const seed = numberArg("seed", 1)
 const startTime = 1_700_000_000_000
 
 type Kind = "token" | "trade"

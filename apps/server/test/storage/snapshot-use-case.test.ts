@@ -54,16 +54,6 @@ const start = async (
 
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
-  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0))
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.length
-  }
-  return bytes
-}
-
 /** What the market serves, as text (tokens, their trades and positions). */
 const served = (market: Market.MarketShape): string => {
   const parts: Array<string> = [JSON.stringify(market.engine.stats)]
@@ -394,8 +384,8 @@ describe("Snapshots built in a worker thread", () => {
     const built = await Effect.runPromise(SnapshotWorker.builder.build(input(Effect.succeed(empty.slice()), [])))
     expect(built).toMatchObject({ name: "saved-1", events: 0 })
     expect(saved.length).toBe(1)
-    expect(built.bytes).toBe(concat(saved[0]!).length)
-    expect(EngineSnapshot.restore(concat(saved[0]!)).stats.tokens).toBe(0)
+    expect(built.bytes).toBe(Buffer.concat(saved[0]!).length)
+    expect(EngineSnapshot.restore(Buffer.concat(saved[0]!)).stats.tokens).toBe(0)
   })
 
   it("given the snapshot directory, the worker reads the base file and writes the new one itself", async () => {

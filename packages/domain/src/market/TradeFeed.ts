@@ -363,7 +363,7 @@ const idPattern = /^t[0-9a-z]{22}$/
 
 /** Terminal names by code (0: none, -1: kept in `unusual`); a handful of venues, bounded. */
 export const terminalNames: Array<string | null> = [null]
-export const terminalCodes = new Map<string, number>()
+const terminalCodes = new Map<string, number>()
 const MAX_TERMINALS = 4_096
 const terminalCodeOf = (terminal: string | null): number => {
   if (terminal === null) return 0
@@ -380,14 +380,14 @@ const terminalCodeOf = (terminal: string | null): number => {
 /** Flag lists by code; the engine interns them (one frozen list per combination), bounded. */
 export const flagLists: Array<ReadonlyArray<string>> = []
 /** Codes by list object (the engine's interned lists: one look-up per trade)... */
-export const flagCodes = new Map<ReadonlyArray<string>, number>()
+const flagCodes = new Map<ReadonlyArray<string>, number>()
 /**
  * ...and by content, for a list object met for the first time: another engine of the process
  * (a restored one, or a snapshot worker's, which took the codes over) interns its own objects,
  * and the same list keeps its code.
  */
-export const flagCodesByText = new Map<string, number>()
-export const flagListText = (flags: ReadonlyArray<string>): string => flags.join("\n")
+const flagCodesByText = new Map<string, number>()
+const flagListText = (flags: ReadonlyArray<string>): string => flags.join("\n")
 const MAX_FLAG_LISTS = 65_536
 const flagCodeOf = (flags: ReadonlyArray<string>): number => {
   let code = flagCodes.get(flags)
@@ -403,6 +403,34 @@ const flagCodeOf = (flags: ReadonlyArray<string>): number => {
     flagCodes.set(flags, code)
   }
   return code
+}
+
+/**
+ * The next terminal and flag list codes as another process numbered them (a restored snapshot's,
+ * or the process a snapshot worker belongs to): each appended at the next code, and found by it
+ * from then on, unless the name or list already has a code.
+ */
+export const adoptTerminal = (name: string | null): void => {
+  const code = terminalNames.length
+  terminalNames.push(name)
+  if (name !== null && !terminalCodes.has(name)) terminalCodes.set(name, code)
+}
+
+/** Forgets every code, as in a process that numbered nothing yet (tests playing a fresh process). */
+export const forgetCodes = (): void => {
+  terminalNames.length = 0
+  terminalCodes.clear()
+  flagLists.length = 0
+  flagCodes.clear()
+  flagCodesByText.clear()
+}
+
+export const adoptFlagList = (list: ReadonlyArray<string>): void => {
+  const code = flagLists.length
+  flagLists.push(list)
+  if (!flagCodes.has(list)) flagCodes.set(list, code)
+  const text = flagListText(list)
+  if (!flagCodesByText.has(text)) flagCodesByText.set(text, code)
 }
 
 const noIdentities: ReadonlyArray<IdentityProfile> = Object.freeze([])

@@ -30,7 +30,7 @@ import * as TapeNumbers from "../market/TapeNumbers.js"
 import * as TokenBookModule from "../market/TokenBook.js"
 import { TokenBook } from "../market/TokenBook.js"
 import * as TradeFeed from "../market/TradeFeed.js"
-import { flagCodes, flagCodesByText, flagLists, flagListText, terminalCodes, terminalNames, TradeRecord, TradeRing } from "../market/TradeFeed.js"
+import { adoptFlagList, adoptTerminal, flagLists, terminalNames, TradeRecord, TradeRing } from "../market/TradeFeed.js"
 import * as TradeTapeModule from "../market/TradeTape.js"
 import { TradeTape } from "../market/TradeTape.js"
 import * as Wallets from "../market/Wallets.js"
@@ -275,18 +275,8 @@ const adoptTradeFeedCodes = (root: Pick<SnapshotRoot, "terminalNames" | "flagLis
       throw new Codec.SnapshotDecodeError(`the snapshot's flag list code ${i} names another list than this process's`)
     }
   }
-  for (let i = terminalNames.length; i < root.terminalNames.length; i++) {
-    const name = root.terminalNames[i]!
-    terminalNames.push(name)
-    if (name !== null && !terminalCodes.has(name)) terminalCodes.set(name, i)
-  }
-  for (let i = flagLists.length; i < root.flagLists.length; i++) {
-    const list = root.flagLists[i]!
-    flagLists.push(list)
-    if (!flagCodes.has(list)) flagCodes.set(list, i)
-    const text = flagListText(list)
-    if (!flagCodesByText.has(text)) flagCodesByText.set(text, i)
-  }
+  for (let i = terminalNames.length; i < root.terminalNames.length; i++) adoptTerminal(root.terminalNames[i]!)
+  for (let i = flagLists.length; i < root.flagLists.length; i++) adoptFlagList(root.flagLists[i]!)
 }
 
 const decodeRoot = (bytes: Uint8Array): SnapshotRoot => {

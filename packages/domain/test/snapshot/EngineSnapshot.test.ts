@@ -11,7 +11,7 @@ import type { MarketEvent } from "../../src/events/MarketEvent.js"
 import { decodeMarketEvent, encodeMarketEvent } from "../../src/events/MarketEvent.js"
 import { MarketEngine } from "../../src/market/MarketEngine.js"
 import { TokenBook } from "../../src/market/TokenBook.js"
-import { flagCodes, flagLists, terminalCodes, terminalNames } from "../../src/market/TradeFeed.js"
+import { adoptFlagList, adoptTerminal, flagLists, forgetCodes, terminalNames } from "../../src/market/TradeFeed.js"
 import { WalletRecord } from "../../src/market/Wallets.js"
 import { MarketSimulator } from "../../src/simulator/MarketSimulator.js"
 import * as EngineSnapshot from "../../src/snapshot/EngineSnapshot.js"
@@ -306,16 +306,11 @@ describe("EngineSnapshot", () => {
     simulate(8, 3, 40).forEach((events, m) => foldMinute(a, events, start + (m + 1) * minute))
     const bytes = EngineSnapshot.snapshot(a)
     const expected = readsOf(a)
-    const saved = { terminalNames: terminalNames.slice(), terminalCodes: new Map(terminalCodes), flagLists: flagLists.slice(), flagCodes: new Map(flagCodes) }
-    const reset = (names: Array<string | null>, lists: Array<ReadonlyArray<string>>) => {
-      terminalNames.length = 0
-      terminalNames.push(...names)
-      terminalCodes.clear()
-      names.forEach((name, i) => name !== null && terminalCodes.set(name, i))
-      flagLists.length = 0
-      flagLists.push(...lists)
-      flagCodes.clear()
-      lists.forEach((list, i) => flagCodes.set(list, i))
+    const saved = { terminalNames: terminalNames.slice(), flagLists: flagLists.slice() }
+    const reset = (names: ReadonlyArray<string | null>, lists: ReadonlyArray<ReadonlyArray<string>>) => {
+      forgetCodes()
+      names.forEach(adoptTerminal)
+      lists.forEach(adoptFlagList)
     }
     try {
       // as in a new process: nothing numbered yet
@@ -329,14 +324,7 @@ describe("EngineSnapshot", () => {
       expect(() => EngineSnapshot.restore(bytes)).toThrow(/flag list code 0 names another list/)
       expect(() => EngineSnapshot.restoreInto(new MarketEngine(), bytes)).toThrow(/flag list code 0/)
     } finally {
-      terminalNames.length = 0
-      terminalNames.push(...saved.terminalNames)
-      flagLists.length = 0
-      flagLists.push(...saved.flagLists)
-      terminalCodes.clear()
-      saved.terminalCodes.forEach((v, k) => terminalCodes.set(k, v))
-      flagCodes.clear()
-      saved.flagCodes.forEach((v, k) => flagCodes.set(k, v))
+      reset(saved.terminalNames, saved.flagLists)
     }
   }, 120_000)
 

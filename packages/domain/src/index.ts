@@ -5,6 +5,7 @@
  */
 export * from "./wire/index.js"
 export * as CompiledCheck from "./wire/CompiledCheck.js"
+export * as CaseFold from "./CaseFold.js"
 export * as Chain from "./Chain.js"
 export type { Chain as ChainSlugValue } from "./Chain.js"
 export * as Fixed from "./Fixed.js"

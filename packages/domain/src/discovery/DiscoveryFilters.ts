@@ -3,6 +3,7 @@
  * that checks a candidate without parsing, lower-casing or allocating per filter value.
  * See docs/discovery.md for every decision the spec leaves open.
  */
+import { foldCase, foldQuery } from "../CaseFold.js"
 import { looksLikeAddress } from "../Chain.js"
 import * as Fixed from "../Fixed.js"
 import type { DiscoveryCandidate } from "./DiscoveryCandidate.js"
@@ -207,7 +208,8 @@ const normalizedList = (
   return out.length === 0 ? undefined : out
 }
 
-const lowerTrimmed = (value: string): string => value.trim().toLowerCase()
+/** A list entry compared ignoring case (`foldQuery`: composed, lower-cased, Turkic i's as "i"). */
+const foldedTrimmed = (value: string): string => foldQuery(value.trim())
 
 const setOf = (values: Array<string> | undefined): ReadonlySet<string> | undefined =>
   values === undefined ? undefined : new Set(values)
@@ -218,13 +220,13 @@ const setOf = (values: Array<string> | undefined): ReadonlySet<string> | undefin
  * "not yet counted; every token passes").
  */
 export const compileFilters = (filters: DiscoveryFilterValues): CompiledFilters => {
-  const protocols = normalizedList(filters.protocols, lowerTrimmed)
+  const protocols = normalizedList(filters.protocols, foldedTrimmed)
   const nameTerms = normalizedList(filters.symbolOrName, (value) => value.trim())
-  const nameWords = nameTerms?.filter((term) => !looksLikeAddress(term)).map((term) => term.toLowerCase())
+  const nameWords = nameTerms?.filter((term) => !looksLikeAddress(term)).map(foldQuery)
   const nameAddresses = nameTerms?.filter((term) => looksLikeAddress(term)).map(addressKey)
   return {
     ageMs: ageBounds(filters.ageMinutes),
-    anchorSymbols: setOf(normalizedList(filters.anchorSymbols, lowerTrimmed)),
+    anchorSymbols: setOf(normalizedList(filters.anchorSymbols, foldedTrimmed)),
     bondingCurvePct: percentBounds(filters.bondingCurvePercent),
     buys: countBounds(filters.buys),
     sells: countBounds(filters.sells),
@@ -234,7 +236,7 @@ export const compileFilters = (filters: DiscoveryFilterValues): CompiledFilters 
     top10Pct: percentBounds(filters.top10HoldersPercent),
     excludeCreators: setOf(normalizedList(filters.excludeDevAddresses, addressKey)),
     excludeFunders: setOf(normalizedList(filters.excludeFundingAddresses, addressKey)),
-    excludeWords: normalizedList(filters.excludeSymbolOrName, lowerTrimmed),
+    excludeWords: normalizedList(filters.excludeSymbolOrName, foldedTrimmed),
     excludeTwitterHandles: setOf(normalizedList(filters.excludeTwitter, twitterHandleOf)),
     excludeWebsiteHosts: setOf(normalizedList(filters.excludeWebsites, websiteHostOf)),
     globalFeesPaidUsd: decimalBounds(filters.globalFeesPaidUsd),
@@ -271,7 +273,7 @@ const present = (link: string | null): boolean => link !== null && link.trim().l
 
 const hasAnnotation = (candidate: DiscoveryCandidate, annotation: string): boolean => {
   const annotations = candidate.annotations
-  for (let i = 0; i < annotations.length; i++) if (annotations[i]!.toLowerCase() === annotation) return true
+  for (let i = 0; i < annotations.length; i++) if (foldCase(annotations[i]!) === annotation) return true
   return false
 }
 
@@ -319,10 +321,10 @@ export const meetsFilters = (filters: CompiledFilters, candidate: DiscoveryCandi
     return false
   }
   if (filters.anchorSymbols !== undefined) {
-    if (candidate.anchorSymbol === null || !filters.anchorSymbols.has(candidate.anchorSymbol.toLowerCase())) return false
+    if (candidate.anchorSymbol === null || !filters.anchorSymbols.has(foldCase(candidate.anchorSymbol))) return false
   }
   if (filters.protocols !== undefined) {
-    const launchpadListed = candidate.launchpad !== null && filters.protocols.has(candidate.launchpad.toLowerCase())
+    const launchpadListed = candidate.launchpad !== null && filters.protocols.has(foldCase(candidate.launchpad))
     if (!launchpadListed && !(filters.protocolsKeepMayhem && hasAnnotation(candidate, MAYHEM_MODE))) return false
   }
   if (filters.excludeCreators !== undefined && filters.excludeCreators.has(addressKey(candidate.creator))) return false
@@ -342,8 +344,8 @@ export const meetsFilters = (filters: CompiledFilters, candidate: DiscoveryCandi
     if (host.length > 0 && filters.excludeWebsiteHosts.has(host)) return false
   }
   if (filters.excludeWords !== undefined || filters.nameWords !== undefined || filters.nameAddresses !== undefined) {
-    const symbol = candidate.symbol.toLowerCase()
-    const name = candidate.name.toLowerCase()
+    const symbol = foldCase(candidate.symbol)
+    const name = foldCase(candidate.name)
     if (filters.excludeWords !== undefined && (containsAny(symbol, filters.excludeWords) || containsAny(name, filters.excludeWords))) {
       return false
     }

@@ -6,6 +6,7 @@
  * previous page's last row, so rows arriving or leaving between pages neither shift nor repeat
  * the rows that did not change.
  */
+import { foldCase, foldQuery } from "../CaseFold.js"
 import { type Chain, canonicalAddress, chains as allChains, isAddressOn } from "../Chain.js"
 import type * as Fixed from "../Fixed.js"
 import type { PositionWire } from "../market/Positions.js"
@@ -96,7 +97,7 @@ const sortedUnique = (values: ReadonlyArray<string>): Array<string> => {
   return out
 }
 
-const normalizedQuery = (q: string | null): string | null => (q === null || q.length === 0 ? null : q.toLowerCase())
+const normalizedQuery = (q: string | null): string | null => (q === null || q.length === 0 ? null : foldQuery(q))
 
 const chainsOf = (read: PositionsRead): ReadonlyArray<Chain> => (read.chains.length === 0 ? allChains : read.chains)
 
@@ -253,7 +254,7 @@ export const readPositions = (
     }
     const token = canonicalAddress(p.chain, p.token.address)
     if (tokenChain !== null && (p.chain !== tokenChain || token !== tokenAddress)) continue
-    if (q !== null && !p.token.symbol.toLowerCase().includes(q) && !p.token.name.toLowerCase().includes(q)) continue
+    if (q !== null && !foldCase(p.token.symbol).includes(q) && !foldCase(p.token.name).includes(q)) continue
 
     const keyed: Keyed = {
       row,

@@ -319,6 +319,20 @@ describe("filters, one by one", () => {
     expect(passes({ name: "So11111111111111111111111111111111111111112 fan" }, { symbolOrName: ["So11111111111111111111111111111111111111112"] })).toBe(false)
   })
 
+  it("ignoring case folds the Turkic i's together and composes a query term first", () => {
+    const turkish = { symbol: "ŞİŞ", name: "IŞIK coin" }
+    // "İ" lower-cases to "i" + U+0307 and "ı" stays apart from "i": plain toLowerCase finds neither.
+    for (const word of ["şiş", "ŞİŞ", "ŞIŞ", "şış", "ışık", "IŞIK", "işik"]) {
+      expect(passes(turkish, { symbolOrName: [word] })).toBe(true)
+      expect(passes(turkish, { excludeSymbolOrName: [word] })).toBe(false)
+    }
+    expect(passes(turkish, { symbolOrName: ["sis"] })).toBe(false)
+    // a query spelled decomposed ("e" + U+0301) finds the stored composed "é", in any case
+    expect(passes({ symbol: "ÉCOLE", name: "x" }, { symbolOrName: ["e\u0301cole"] })).toBe(true)
+    expect(passes({ launchpad: "Bİst" }, { protocols: ["BIST"] })).toBe(true)
+    expect(passes({ anchorSymbol: "İUSD" }, { anchorSymbols: ["iusd"] })).toBe(true)
+  })
+
   it("twitterReuseCount: every token passes", () => {
     expect(passes({}, { twitterReuseCount: { min: 5, max: 1 } })).toBe(true)
   })

@@ -369,6 +369,10 @@ describe("readPositions examples", () => {
     expect(Query.readPositions(rows, { ...read, q: "HAT" }, null, 0).positions.map((p) => p.token.address)).toEqual([
       "b"
     ])
+    // Turkic i's fold together ("İ" lower-cases to "i" + U+0307), and the binding reads them alike
+    const turkish = [...rows, rowOf(spec({ token: "d", symbol: "ŞİŞ", name: "x" }))]
+    expect(Query.readPositions(turkish, { ...read, q: "şiş" }, null, 0).positions.map((p) => p.token.address)).toEqual(["d"])
+    expect(Query.bindingOf({ ...read, q: "ŞİŞ" })).toBe(Query.bindingOf({ ...read, q: "şiş" }))
     const one = Query.readPositions(rows, { ...read, token: { chain: "base", address: tokenPool[0] } }, null, 0)
     expect(one.positions.map((p) => p.walletAddress)).toEqual([lower(walletPool[2])])
   })

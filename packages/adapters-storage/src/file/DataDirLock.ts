@@ -15,7 +15,10 @@
  *
  * Liveness is `kill(pid, 0)` on this host, and on Linux the stamp too: a pid that now belongs to
  * another process (reused after a crash or a reboot; in a container the server often gets the same
- * small pid every time) has another start or another boot id, and the lock is stale. A lock naming
+ * small pid every time) has another start or another boot id, and the lock is stale. So is a
+ * process that has ended and is only waiting for its parent to collect it (a zombie, state `Z` or
+ * `X` in `/proc`: `kill(pid, 0)` still finds it, but it holds no file any more): a restart one
+ * second after a `kill -9` found it and refused to start (a black-box check, 2026-11-28). A lock naming
  * this very process is stale (a container restarted with the same pid 1). Without `/proc`, a
  * reused pid reads as alive: the message says to delete the file when no server runs.
  */
@@ -55,16 +58,26 @@ interface Owner {
  * since boot, field 22 of `/proc/<pid>/stat`, read after the command name's closing parenthesis,
  * since the name may hold spaces). Undefined where there is no `/proc` or no such process.
  */
-export const processStamp = (pid: number): string | undefined => {
+export const processStamp = (pid: number): string | undefined => processStat(pid)?.stamp
+
+/**
+ * `pid`'s stamp ({@link processStamp}) and state (field 3 of `/proc/<pid>/stat`: `R`, `S`, ...,
+ * `Z` for a zombie, `X` dead), or undefined where there is no `/proc` or no such process.
+ */
+const processStat = (pid: number): { readonly stamp: string; readonly state: string } | undefined => {
   try {
     const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
-    return start !== undefined && /^\d+$/.test(start) ? `${boot}/${start}` : undefined
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const start = fields[19]
+    return start !== undefined && /^\d+$/.test(start) ? { stamp: `${boot}/${start}`, state: fields[0]! } : undefined
   } catch {
     return undefined
   }
 }
+
+/** An ended process its parent has not collected yet: it holds no file any more. */
+const hasEnded = (state: string): boolean => state === "Z" || state === "X"
 
 const ownerOf = (text: string): Owner | undefined => {
   const [pid, since, stamp] = text.split("\n")
@@ -90,10 +103,11 @@ const isAlive = (owner: Owner): boolean => {
     // EPERM: it exists, owned by another user
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
   }
+  const now = processStat(owner.pid)
+  if (now !== undefined && hasEnded(now.state)) return false
   if (owner.stamp === undefined) return true
-  const now = processStamp(owner.pid)
   // Another start or another boot: the pid was reused. No stamp to read now: judge by the pid alone.
-  return now === undefined || now === owner.stamp
+  return now === undefined || now.stamp === owner.stamp
 }
 
 /**

@@ -103,6 +103,30 @@ describe("DataDirLock: one server per data directory", () => {
     }
   })
 
+  it("takes over a lock whose process has ended but is not collected yet (a zombie: kill(pid, 0) still finds it)", async () => {
+    // `sleep 0.05` ends while its parent, the shell turned `sleep 30`, never waits for it: a zombie
+    const parent = spawn("sh", ["-c", "sleep 0.05 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] })
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (chunk) => resolve(String(chunk)))))
+      const stateOf = () => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1]!.split(" ")[0]
+      for (let waited = 0; stateOf() !== "Z"; waited += 10) {
+        if (waited > 5_000) throw new Error("the child did not become a zombie")
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      expect(() => process.kill(zombie, 0)).not.toThrow()
+      for (const stamp of [stampOf(zombie), ""]) {
+        await inFreshDir((dir) => {
+          writeFileSync(lockFileIn(dir), `${zombie}\n2026-11-28T00:00:00.000Z\n${stamp}\n`)
+          const held = acquire(dir)
+          expect(readFileSync(lockFileIn(dir), "utf8").split("\n")[0]).toBe(String(process.pid))
+          held.release()
+        })
+      }
+    } finally {
+      parent.kill("SIGKILL")
+    }
+  })
+
   it("takes over a lock that cannot be read (empty or damaged: a lock is always written whole)", async () => {
     for (const damaged of ["", "not a pid\n", "\u0000\u0000"]) {
       await inFreshDir((dir) => {

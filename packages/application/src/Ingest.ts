@@ -164,6 +164,11 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
       }
       continue
     }
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      // the schema's own answer, "Expected MarketEvent", says neither what came nor what may
+      issues.set(i, [{ field: `events[${i}]`, message: `is ${kindOf(raw)}, not an event: an event is a JSON object with a "type", one of ${typeList}` }])
+      continue
+    }
     const typeIssue = typeIssueOf(raw)
     if (typeIssue !== undefined) {
       const id = idOf(raw)
@@ -195,12 +200,15 @@ export const decodeBatch = (batch: ReadonlyArray<unknown>, texts?: ReadonlyArray
 const knownTypes: ReadonlySet<unknown> = new Set(Events.marketEventTypes)
 const typeList = Events.marketEventTypes.join(", ")
 
+/** What a JSON value that is not an object is, for a message: "null", "an array", "a number", ... */
+const kindOf = (raw: unknown): string =>
+  raw === null ? "null" : Array.isArray(raw) ? "an array" : raw === undefined ? "nothing" : typeof raw === "object" ? "an object" : `a ${typeof raw}`
+
 /**
  * What is wrong with an event object's `type`, if anything: the schema's own answer for a union
  * ("Expected MarketEvent") names neither the field nor what it may be.
  */
-const typeIssueOf = (raw: unknown): string | undefined => {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined
+const typeIssueOf = (raw: object): string | undefined => {
   const type = (raw as { type?: unknown }).type
   if (knownTypes.has(type)) return undefined
   return type === undefined ? `is required: one of ${typeList}` : `${JSON.stringify(type)} is not an event type: one of ${typeList}`
@@ -280,13 +288,48 @@ export const checkBatch = (
     if (launched !== undefined && !launchedInBatch.has(launched)) launchedInBatch.set(launched, { id: event.id, timestamp: event.timestamp })
     const rejection = market.engine.check(event, launchAhead)
     if (rejection !== undefined) {
-      issues.push({ field: `events[${i}]`, message: withId(event.id, rejection) })
+      issues.push({ field: rejectionField(i, event, rejection), message: withId(event.id, rejection) })
       continue
     }
     events.push(event)
     if (bodies !== undefined) bodies.push(decoded.bodies![i])
   }
   return issues.length > 0 ? { issues } : { events, bodies }
+}
+
+/**
+ * The field a refusal of the engine's checks is about: the path its message starts with
+ * ("tokenAmount beyond …", "poolAfter.bondingCurvePct beyond 100", "token solana:… is unknown")
+ * when the event has that field, so a client can tell refusals apart by field as it does the
+ * schema's; else the event itself (`events[i]`: "a swap's USD value beyond …").
+ */
+const rejectionField = (index: number, event: MarketEvent, rejection: string): string => {
+  const path = leadingPath.exec(rejection)?.[0]
+  if (path === undefined) return `events[${index}]`
+  let value: unknown = event
+  for (const key of path.split(".")) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return `events[${index}]`
+    value = (value as Record<string, unknown>)[key]
+  }
+  return `events[${index}].${path}`
+}
+const leadingPath = /^[A-Za-z]\w*(?:\.[A-Za-z]\w*)*(?= )/
+
+/**
+ * The problems of a batch some of whose events could not even be read as JSON (an NDJSON line that
+ * does not parse; `unreadable`: their positions, `values[i]` anything there): each of those ("is
+ * not valid JSON") and what decoding finds in the others, in event order, so one answer lists
+ * every problem it can. The market's checks are not run: the batch is refused whatever they say,
+ * and what they would look for (a token's launch) may be on an unreadable line.
+ */
+export const unreadableBatchIssues = (values: ReadonlyArray<unknown>, unreadable: ReadonlySet<number>): Array<FieldIssue> => {
+  const decoded = decodeBatch(values)
+  const issues: Array<FieldIssue> = []
+  for (let i = 0; i < values.length; i++) {
+    if (unreadable.has(i)) issues.push({ field: `events[${i}]`, message: "is not valid JSON" })
+    else for (const issue of decoded.issues.get(i) ?? []) issues.push(issue)
+  }
+  return issues
 }
 
 /** Whether two decoded events are the same event (their stored form, field for field). */

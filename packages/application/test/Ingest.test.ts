@@ -181,7 +181,7 @@ describe("Ingest", () => {
       expect(error._tag).toBe("ValidationFailed")
       if (error._tag !== "ValidationFailed") return
       const fields = error.issues.map((i) => i.field)
-      expect(fields[0]).toBe("events[0]")
+      expect(fields[0]).toBe("events[0].token") // "token … is unknown": the field a refusal starts with
       expect(fields[1]).toBe("events[1].side")
       expect(fields.slice(2).sort()).toEqual(["events[4].quoteAmount", "events[4].timestamp"])
       expect(error.issues[0]!.message).toContain(swap.id)
@@ -205,6 +205,33 @@ describe("Ingest", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a value that is not an object is refused as such, naming the event types (not the schema's \"Expected MarketEvent\")", () => {
+    const { store, layer } = setup()
+    return Effect.gen(function*() {
+      const ingest = yield* Ingest.Ingest
+      const error = yield* Effect.flip(ingest.ingest([1, null, [1, 2], "swap", true]))
+      expect(error._tag === "ValidationFailed" && error.issues.map((i) => [i.field, i.message.split(",")[0]])).toEqual([
+        ["events[0]", `is a number`],
+        ["events[1]", `is null`],
+        ["events[2]", `is an array`],
+        ["events[3]", `is a string`],
+        ["events[4]", `is a boolean`]
+      ])
+      expect(error._tag === "ValidationFailed" && error.issues[0]!.message).toBe(
+        `is a number, not an event: an event is a JSON object with a "type", one of ${Events.marketEventTypes.join(", ")}`
+      )
+      expect(store.log.length).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it("unreadableBatchIssues: the lines that are not JSON and what decoding finds in the others, in event order", () => {
+    const swap = wire.find((e) => e.type === "swap")! as { id: string }
+    const issues = Ingest.unreadableBatchIssues([undefined, { ...swap, side: "sideways" }, swap, undefined], new Set([0, 3]))
+    expect(issues.map((i) => i.field)).toEqual(["events[0]", "events[1].side", "events[3]"])
+    expect(issues[0]!.message).toBe("is not valid JSON")
+    expect(issues[1]!.message).toMatch(new RegExp(`^event "${swap.id}": `))
+  })
+
   it.effect("an event of a token launched earlier in the same batch gets every check but the unknown-token one", () => {
     const { store, market, layer } = setup()
     return Effect.gen(function*() {
@@ -212,21 +239,23 @@ describe("Ingest", () => {
       const swap = wire.find((e) => e.type === "swap")! as { token: string }
       const launch = wire.find((e) => e.type === "tokenLaunched" && (e as { token: string }).token === swap.token)!
       // each refused on its own, though its token is launched just before it in the batch
-      const beyond = [
-        { ...swap, tokenAmount: "1" + "0".repeat(37) },
-        { ...swap, nativeUsd: "0" },
-        { ...swap, trader: "not-an-address" },
-        { ...swap, timestamp: (launch as { timestamp: number }).timestamp - 60_001 } // over a minute before its token's launch
+      // (on the field each refusal is about)
+      const beyond: Array<[unknown, string]> = [
+        [{ ...swap, tokenAmount: "1" + "0".repeat(37) }, "events[1].tokenAmount"],
+        [{ ...swap, nativeUsd: "0" }, "events[1].nativeUsd"],
+        [{ ...swap, trader: "not-an-address" }, "events[1].trader"],
+        [{ ...swap, nativeAmount: "1" + "0".repeat(30) }, "events[1]"], // "a native amount beyond …": no field of that name
+        [{ ...swap, timestamp: (launch as { timestamp: number }).timestamp - 60_001 }, "events[1].timestamp"] // over a minute before its token's launch
       ]
-      for (const bad of beyond) {
+      for (const [bad, field] of beyond) {
         const error = yield* Effect.flip(ingest.ingest([launch, bad]))
         expect(error._tag).toBe("ValidationFailed")
-        if (error._tag === "ValidationFailed") expect(error.issues.map((i) => i.field)).toEqual(["events[1]"])
+        if (error._tag === "ValidationFailed") expect(error.issues.map((i) => i.field)).toEqual([field])
       }
       // a refused launch still counts for its token's events: they are not refused once more as of an unknown token
       const badLaunch = { ...launch, creator: "not-an-address" }
       const onlyLaunch = yield* Effect.flip(ingest.ingest([badLaunch, swap, { ...swap, id: "x:later" }]))
-      if (onlyLaunch._tag === "ValidationFailed") expect(onlyLaunch.issues.map((i) => i.field)).toEqual(["events[0]"])
+      if (onlyLaunch._tag === "ValidationFailed") expect(onlyLaunch.issues.map((i) => i.field)).toEqual(["events[0].creator"])
       else expect.fail(onlyLaunch._tag)
       // also a launch that does not decode, when it names its chain and token
       const undecodable = yield* Effect.flip(ingest.ingest([{ ...launch, decimals: 19 }, swap, { ...swap, id: "x:later" }]))
@@ -235,7 +264,7 @@ describe("Ingest", () => {
       // and its time still bounds theirs
       const early = { ...swap, id: "x:early", timestamp: (launch as { timestamp: number }).timestamp - 60_001 }
       const earlyAfterUndecodable = yield* Effect.flip(ingest.ingest([{ ...launch, decimals: 19 }, early]))
-      if (earlyAfterUndecodable._tag === "ValidationFailed") expect(earlyAfterUndecodable.issues.map((i) => i.field)).toEqual(["events[0].decimals", "events[1]"])
+      if (earlyAfterUndecodable._tag === "ValidationFailed") expect(earlyAfterUndecodable.issues.map((i) => i.field)).toEqual(["events[0].decimals", "events[1].timestamp"])
       else expect.fail(earlyAfterUndecodable._tag)
       // the swap as it was is fine after its launch in the batch
       yield* ingest.ingest([launch, swap])
@@ -253,7 +282,7 @@ describe("Ingest", () => {
       const inOne = yield* Effect.flip(ingest.ingest([launch, relaunch]))
       expect(inOne._tag).toBe("ValidationFailed")
       if (inOne._tag === "ValidationFailed") {
-        expect(inOne.issues.map((i) => i.field)).toEqual(["events[1]"])
+        expect(inOne.issues.map((i) => i.field)).toEqual(["events[1].token"])
         expect(inOne.issues[0]!.message).toContain("already launched")
       }
       expect(store.log.length).toBe(0)

@@ -118,9 +118,9 @@ describe("durable ingest on the real server", () => {
     expect(reply.body.error.code).toBe("VALIDATION_ERROR")
     const fields = reply.body.error.details.map((d: any) => d.field)
     expect(fields).toContain("events[2].tokenAmount")
-    expect(fields).toContain("events[3]")
+    expect(fields).toContain("events[3].token") // "token … is unknown"
     expect(fields).toContain("events[4].poolAfter.liquidityNative")
-    expect(reply.body.error.details).toContainEqual({ field: "events[5]", message: expect.stringMatching(/bondingCurvePct beyond 100/) })
+    expect(reply.body.error.details).toContainEqual({ field: "events[5].poolAfter.bondingCurvePct", message: expect.stringMatching(/poolAfter.bondingCurvePct beyond 100/) })
     expect(reply.body.error.details).toContainEqual({ field: "events[6].decimals", message: expect.stringMatching(/at most 18: the API's decimal strings carry 18 places/) })
     expect(fields.some((f: string) => f.startsWith("events[0]") || f.startsWith("events[1]"))).toBe(false) // a launch then its swap in one batch is fine
     expect(server.market.engine.stats.events).toBe(eventsBefore)
@@ -141,9 +141,17 @@ describe("durable ingest on the real server", () => {
       return { status: response.status, body: (await response.json()) as any }
     }
     const eventsBefore = server.market.engine.stats.events
-    const broken = await postNdjson([...lines.slice(0, 5), "{\"type\":", ...lines.slice(5)].join("\n"))
+    // A line that does not parse, and a swap with a bad side after it: both reported in one answer.
+    const swapAt = ndjsonPart.findIndex((e: any, i) => i >= 6 && e.type === "swap")
+    expect(swapAt).toBeGreaterThan(0)
+    const sideways = JSON.stringify({ ...(ndjsonPart[swapAt] as object), side: "sideways" })
+    const brokenLines = [...lines.slice(0, 5), "{\"type\":", ...lines.slice(5, swapAt), sideways, ...lines.slice(swapAt + 1)]
+    const broken = await postNdjson(brokenLines.join("\n"))
     expect(broken.status).toBe(400)
-    expect(broken.body.error.details).toEqual([{ field: "events[5]", message: "is not valid JSON" }])
+    expect(broken.body.error.details).toEqual([
+      { field: "events[5]", message: "is not valid JSON" },
+      { field: `events[${swapAt + 1}].side`, message: expect.stringContaining(`event "${(ndjsonPart[swapAt] as any).id}": `) }
+    ])
     expect(server.market.engine.stats.events).toBe(eventsBefore)
 
     const body = lines.join("\r\n") + "\n"

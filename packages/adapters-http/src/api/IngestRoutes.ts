@@ -38,15 +38,16 @@ export const isNdjson = (contentType: string | undefined): boolean => {
 
 /**
  * NDJSON: one JSON value per line; blank lines (a trailing newline included) are skipped, a `\r`
- * before the newline is dropped. Returns each value with its line's text, or the lines that do
- * not parse (as `events[i]`, counting events, not blank lines).
+ * before the newline is dropped. Returns each value with its line's text, and the positions of
+ * the lines that do not parse (counting events, not blank lines; their value and text are
+ * undefined).
  */
 export const parseNdjson = (
   body: string
-): { readonly events: Array<unknown>; readonly texts: Array<string> } | { readonly issues: Array<{ field: string; message: string }> } => {
+): { readonly events: Array<unknown>; readonly texts: Array<string>; readonly unreadable: ReadonlySet<number> } => {
   const events: Array<unknown> = []
   const texts: Array<string> = []
-  const issues: Array<{ field: string; message: string }> = []
+  const unreadable = new Set<number>()
   let start = 0
   while (start < body.length) {
     let end = body.indexOf("\n", start)
@@ -55,20 +56,28 @@ export const parseNdjson = (
     const line = body.slice(start, lineEnd)
     start = end + 1
     if (line.trim().length === 0) continue
+    let value: unknown
     try {
-      events.push(JSON.parse(line))
-      texts.push(line)
+      value = JSON.parse(line)
     } catch {
-      issues.push({ field: `events[${events.length + issues.length}]`, message: "is not valid JSON" })
+      unreadable.add(events.length)
+      value = undefined
     }
+    events.push(value)
+    texts.push(line)
   }
-  return issues.length > 0 ? { issues } : { events, texts }
+  return { events, texts, unreadable }
 }
 
-/** An NDJSON body parsed and handed to `ingest`, or its lines that do not parse. */
+/**
+ * An NDJSON body parsed and handed to `ingest`; with a line that does not parse, refused with that
+ * line and what is wrong with the others (`Ingest.unreadableBatchIssues`).
+ */
 const ingestNdjson = (ingest: Ingest.IngestShape, text: string): Effect.Effect<Ingest.IngestResult, ValidationFailed | Unavailable | ApiError> => {
   const parsed = parseNdjson(text)
-  return "issues" in parsed ? Effect.fail(ApiError.validation(parsed.issues)) : ingest.ingest(parsed.events, parsed.texts)
+  return parsed.unreadable.size > 0
+    ? Effect.fail(ApiError.validation(Ingest.unreadableBatchIssues(parsed.events, parsed.unreadable)))
+    : ingest.ingest(parsed.events, parsed.texts)
 }
 
 /** The ingest route with a body limit of `maxBodyBytes` (tests use small ones). */

@@ -252,9 +252,9 @@ export class MarketEngine {
     if (subject === undefined) return undefined
     const launchedAt = this.tokenOn(subject.chain, subject.token)?.createdAt ??
       launchAhead?.(subject.chain, canonicalAddress(subject.chain, subject.token))?.timestamp
-    if (launchedAt === undefined) return `unknown token ${subject.chain}:${subject.token}: send its tokenLaunched event first`
+    if (launchedAt === undefined) return `token ${subject.chain}:${subject.token} is unknown: send its tokenLaunched event first`
     return event.timestamp < launchedAt - LAUNCH_SKEW_MS
-      ? `is dated more than ${LAUNCH_SKEW_MS / 1000} s before its token's launch (${launchedAt} ms): nothing happens to a token before it exists`
+      ? `timestamp is more than ${LAUNCH_SKEW_MS / 1000} s before its token's launch (${launchedAt} ms): nothing happens to a token before it exists`
       : undefined
   }
 
@@ -411,7 +411,7 @@ export class MarketEngine {
   /** Applies `change` to the token; it returns false when the event changed nothing (no touch then). */
   private withToken(chain: Chain, address: string, change: (token: TokenBook) => boolean | void, at: number): Rejection {
     const token = this.tokenOn(chain, address)
-    if (token === undefined) return `unknown token ${chain}:${address}: send its tokenLaunched event first`
+    if (token === undefined) return `token ${chain}:${address} is unknown: send its tokenLaunched event first`
     if (change(token) !== false) this.touch(token, at)
     return undefined
   }
@@ -468,7 +468,7 @@ export class MarketEngine {
   private onSwap(e: Events.Swap): Rejection {
     const chain = e.chain
     const token = this.tokenOn(chain, e.token)
-    if (token === undefined) return `unknown token ${chain}:${e.token}: send its tokenLaunched event first`
+    if (token === undefined) return `token ${chain}:${e.token} is unknown: send its tokenLaunched event first`
     const wallet = this.wallets.getOrCreate(chain, canonicalAddress(chain, e.trader))
     // The wallet's copy of the address: one string per wallet, shared by its trades and positions.
     const trader = wallet.address
@@ -592,7 +592,7 @@ export class MarketEngine {
 
   private onTransfer(e: Events.Transfer): Rejection {
     const token = this.tokenOn(e.chain, e.token)
-    if (token === undefined) return `unknown token ${e.chain}:${e.token}: send its tokenLaunched event first`
+    if (token === undefined) return `token ${e.chain}:${e.token} is unknown: send its tokenLaunched event first`
     const from = e.from === null ? null : canonicalAddress(e.chain, e.from)
     const to = e.to === null ? null : canonicalAddress(e.chain, e.to)
     // A wallet sending to itself moves nothing: no balance, cost basis or cycle changes.

@@ -493,13 +493,13 @@ describe("MarketEngine", () => {
     expect(engine.check(launch({ id: "evm-launch", ...evm }), ahead)).toBeUndefined()
     expect(engine.check(launch({ id: "evm-other", ...evm }), ahead)).toMatch(/already launched by another event/)
     const evmCurve: MarketEvent = { type: "curveProgressed", id: "evm-curve", timestamp: start + 3000, chain: "base", token: evm.token, bondingCurvePct: "10" }
-    expect(engine.check(evmCurve)).toMatch(/^unknown token/)
+    expect(engine.check(evmCurve)).toMatch(/^token base:0x\S+ is unknown: send its tokenLaunched event first$/)
     expect(engine.check(evmCurve, ahead)).toBeUndefined()
     // nothing happens to a token before its launch: one held, or one launched ahead
     // (within a minute before it, clock skew between an indexer's sources, is taken)
-    expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start - 60_001))).toMatch(/^is dated more than 60 s before its token's launch/)
+    expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start - 60_001))).toMatch(/^timestamp is more than 60 s before its token's launch/)
     expect(engine.check(swap(ALICE, "buy", 1_000n, 30_000n, start - 60_000))).toBeUndefined()
-    expect(engine.check({ ...evmCurve, timestamp: start + 2000 - 60_001 }, ahead)).toMatch(/^is dated more than 60 s before its token's launch/)
+    expect(engine.check({ ...evmCurve, timestamp: start + 2000 - 60_001 }, ahead)).toMatch(/^timestamp is more than 60 s before its token's launch/)
     expect(engine.check({ ...evmCurve, timestamp: start + 1999 }, ahead)).toBeUndefined()
   })
 
@@ -916,7 +916,7 @@ describe("MarketEngine", () => {
 
   it("refuses events for a token it never saw launch, and a second launch of the same token", () => {
     const engine = new MarketEngine()
-    expect(engine.apply(swap(ALICE, "buy", 1n, 1n, start))).toMatch(/unknown token/)
+    expect(engine.apply(swap(ALICE, "buy", 1n, 1n, start))).toMatch(/^token \S+ is unknown/)
     expect(engine.apply(launch())).toBeUndefined()
     expect(engine.apply(launch())).toMatch(/already launched/)
     expect(engine.stats.trades).toBe(0)

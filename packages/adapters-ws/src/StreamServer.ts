@@ -295,7 +295,8 @@ export class StreamServer {
       connection,
       id,
       "VALIDATION_ERROR",
-      `Unknown field(s) ${unknown.join(", ")} in a ${String(frame.action)} frame; it accepts ${allowed.join(", ")}.`,
+      // worded as every other refused frame (`refuseFrame`)
+      `The frame was refused: ${unknown.join(", ")}: not ${unknown.length === 1 ? "a field" : "fields"} of a ${String(frame.action)} frame (it takes ${allowed.join(", ")}).`,
       unknown.map((field) => ({ field, message: `${field} is not a field of a ${String(frame.action)} frame` }))
     )
     return false

@@ -59,6 +59,9 @@ describe("stream frames", () => {
     await client.waitFor((f) => f.id === "x", 5_000, from)
     const errors = client.frames.slice(from).filter((f) => f.type === "error")
     expect(errors.map((f) => f.error.details[0].field)).toEqual(["frame", "action", "extra"])
+    // every refusal worded alike, an unknown field's too
+    for (const error of errors) expect(error.error.message).toMatch(/^The frame was refused: /)
+    expect(errors[2].error.message).toBe("The frame was refused: extra: not a field of a subscribe frame (it takes action, channel, filters, id).")
     expect(client.closeCode).toBeUndefined()
   })
 

@@ -1,13 +1,22 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { KeyStore } from "@spot/application"
 import * as FileKeyStore from "../../src/file/FileKeyStore.js"
 
-const freshPath = () => join(mkdtempSync(join(tmpdir(), "spot-keys-")), "api-keys.json")
+/** A key file's path in a directory of its own, removed after the file's tests. */
+const freshPath = () => {
+  const dir = mkdtempSync(join(tmpdir(), "spot-keys-"))
+  madeDirs.push(dir)
+  return join(dir, "api-keys.json")
+}
+const madeDirs: Array<string> = []
+afterAll(() => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true })
+})
 const withStore = <A, E>(path: string, use: (store: KeyStore["Service"]) => Effect.Effect<A, E>, seedKeys: Array<string> = []) =>
   Effect.flatMap(FileKeyStore.make({ path, seedKeys: seedKeys.map((k) => Redacted.make(k)) }), use)
 

@@ -15,9 +15,6 @@ import { RateLimiterLive } from "@spot/adapters-http"
 import { MemoryEventStore, MemoryKeyStore } from "@spot/adapters-storage"
 import * as Server from "../../../src/Server.js"
 import type { ServerConfig } from "../../../src/ServerConfig.js"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 
 /** Keys the store is seeded with (as `SPOT_API_KEYS` would). */
 export const apiKey = "sk_test_readApiTestKeyNumberOne0123456789abcdef"
@@ -108,19 +105,8 @@ export interface ServerOptions {
   readonly keyCacheTtlMs?: number
 }
 
-/**
- * A data directory of this test process's own, removed when it exits: a server locks its data
- * directory (DataDirLock), and test files run in processes of their own at the same time.
- */
-export const testDataDir = (): string => {
-  if (processDataDir === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), "spot-test-data-"))
-    processDataDir = dir
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
-  }
-  return processDataDir
-}
-let processDataDir: string | undefined
+export { testDataDir } from "../../support/TestDataDir.js"
+import { testDataDir } from "../../support/TestDataDir.js"
 
 /** Starts the server once (per test file); `close` in `afterAll`. */
 export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => {

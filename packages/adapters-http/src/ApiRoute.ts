@@ -136,7 +136,8 @@ const fieldName = (prefix: string | undefined, path: ReadonlyArray<PropertyKey |
     if (typeof key === "number") name += `[${key}]`
     else name += name.length === 0 ? String(key) : `.${String(key)}`
   }
-  return name.length === 0 ? (prefix ?? "request") : name
+  // no path: the request part itself; a path to a key with an empty name (`?=x`): that name, ""
+  return name.length === 0 && path.length === 0 ? (prefix ?? "request") : name
 }
 
 const reword = (message: string, where: "query" | "params" | "body"): string => {

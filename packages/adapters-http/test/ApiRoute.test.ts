@@ -59,6 +59,23 @@ describe("ApiRoute decoders", () => {
   }
 })
 
+describe("ApiRoute: every problem in one answer", () => {
+  it("a query parameter with an empty name (`?=x`) is named as it is, not as the request", () => {
+    const errors: Array<FieldError> = []
+    ApiRoute.makeDecoder(IdentityTradesParams as Schema.Decoder<unknown, never>, "query", true)!({ identity: "kol", foo: "1", "": "x" }, errors)
+    expect(errors).toEqual([
+      { field: "foo", message: "is not a parameter of this endpoint" },
+      { field: "", message: "is not a parameter of this endpoint" }
+    ])
+  })
+
+  it("an unknown body field does not hide the others' problems", () => {
+    const errors: Array<FieldError> = []
+    ApiRoute.makeDecoder(DiscoveryRequest as Schema.Decoder<unknown, never>, "body", true)!({ chains: ["solana"], newPairs: { limit: "x" }, extra: 1 }, errors)
+    expect(errors.map((e) => e.field).sort()).toEqual(["body.extra", "body.newPairs.limit"])
+  })
+})
+
 describe("ApiRoute messages", () => {
   const errorsOf = (schema: Schema.Decoder<unknown, never>, input: unknown) => {
     const errors: Array<FieldError> = []

@@ -103,6 +103,21 @@ export const keyInOtherHeader = (headers: RequestHeaders, key: string): boolean 
 }
 
 /**
+ * True when the query string carries the presented key itself (at least `minSearchedKeyLength`
+ * long), under any parameter name, as sent or percent-decoded: "a key in the query string is
+ * rejected" (spec "Authentication" rule 2). `hasMisplacedKey` knows only key-like names and the
+ * service's own key shape, so `?token=<a development key>` passed beside a valid bearer header (a
+ * black-box check on the stream, 2026-11-28).
+ */
+export const keyInQuery = (url: string, key: string): boolean => {
+  if (key.length < minSearchedKeyLength) return false
+  const queryStart = url.indexOf("?")
+  if (queryStart < 0) return false
+  const query = url.slice(queryStart + 1)
+  return query.includes(key) || ((query.includes("%") || query.includes("+")) && percentDecoded(query.replace(/\+/g, " ")).includes(key))
+}
+
+/**
  * True when the request carried more than one Authorization header (Node's header record keeps
  * only the first; `rawHeaders` has them all). A second one is a key in another place too: refused.
  */
@@ -122,7 +137,8 @@ export const repeatsAuthorization = (rawHeaders: ReadonlyArray<string> | undefin
  */
 export const presentedKey = (url: string, headers: RequestHeaders, rawHeaders?: ReadonlyArray<string>): string | undefined => {
   const key = bearerKey(get(headers, "authorization"))
-  return key === undefined || hasMisplacedKey(url, headers) || keyInOtherHeader(headers, key) || repeatsAuthorization(rawHeaders)
+  return key === undefined || hasMisplacedKey(url, headers) || keyInOtherHeader(headers, key) || keyInQuery(url, key) ||
+      repeatsAuthorization(rawHeaders)
     ? undefined
     : key
 }

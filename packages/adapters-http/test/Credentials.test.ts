@@ -61,6 +61,21 @@ describe("Credentials.keyInOtherHeader", () => {
   })
 })
 
+describe("Credentials.keyInQuery", () => {
+  const devKey = "bbF_read_key_0123456789" // not of the service's shape, long enough to be searched
+  const bearer = { authorization: `Bearer ${devKey}` }
+  it("finds the presented key in the query under any name, as sent or percent-encoded", () => {
+    expect(Credentials.presentedKey("/v1/stream", bearer)).toBe(devKey)
+    expect(Credentials.presentedKey("/v1/stream?x=1", bearer)).toBe(devKey)
+    for (const url of [`/v1/stream?token=${devKey}`, `/v1/stream?x=${devKey}`, `/v1/stream?a=1&${devKey}`, `/v1/stream?x=bbF%5Fread_key_0123456789`]) {
+      expect(Credentials.keyInQuery(url, devKey), url).toBe(true)
+      expect(Credentials.presentedKey(url, bearer), url).toBeUndefined()
+    }
+    // a short development key is not searched: an ordinary value may hold it by chance
+    expect(Credentials.presentedKey("/v1/positions?wallets=devnet", { authorization: "Bearer dev" })).toBe("dev")
+  })
+})
+
 describe("RequestId.fromHeader", () => {
   it("echoes 1-128 visible ASCII characters, else makes a UUID", () => {
     expect(RequestId.fromHeader("abc-123")).toBe("abc-123")

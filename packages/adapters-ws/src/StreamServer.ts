@@ -89,7 +89,10 @@ export class StreamServer {
       noServer: true,
       clientTracking: false,
       perMessageDeflate: false,
-      maxPayload: this.limits.maxClientFrameBytes
+      maxPayload: this.limits.maxClientFrameBytes,
+      // The stream speaks no subprotocol: agree to none a client offers (ws would otherwise echo
+      // the first one, telling a client probing for "graphql-ws" that it is spoken; a black-box check)
+      handleProtocols: () => false
     })
     this.wss.on("headers", (headers: Array<string>, request: TaggedRequest) => {
       const admission = request[admissionOf]

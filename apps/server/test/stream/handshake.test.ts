@@ -184,6 +184,35 @@ describe("stream handshake budgets", () => {
     }
   })
 
+  it("speaks no subprotocol: an offered one is not agreed to (RFC 6455 4.2.2)", async () => {
+    const sim = simulatedMarket({ minutes: 1, seed: 5 })
+    const api = await startStreamApi({ market: sim.market })
+    try {
+      const { hostname, port } = new URL(api.url)
+      const head = await new Promise<string>((resolve, reject) => {
+        const socket = netConnect(Number(port), hostname)
+        let text = ""
+        socket.setEncoding("utf8")
+        socket.on("error", reject)
+        socket.on("data", (chunk: string) => {
+          text += chunk
+          if (text.includes("\r\n\r\n")) {
+            socket.destroy()
+            resolve(text.slice(0, text.indexOf("\r\n\r\n")))
+          }
+        })
+        socket.write(
+          "GET /v1/stream HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n" +
+            `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: graphql-ws, foo\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`
+        )
+      })
+      expect(head.split("\r\n")[0]).toBe("HTTP/1.1 101 Switching Protocols")
+      expect(head.toLowerCase()).not.toContain("sec-websocket-protocol")
+    } finally {
+      await api.close()
+    }
+  })
+
   it("key store down: 503 SERVICE_UNAVAILABLE, never 401", async () => {
     const sim = simulatedMarket({ minutes: 1, seed: 3 })
     const down = Layer.succeed(KeyStore, {

@@ -20,7 +20,8 @@ export class ApiError extends Data.TaggedError("ApiError")<{
     return new ApiError({
       status: 400,
       code: "VALIDATION_ERROR",
-      message: `Invalid request: ${fieldErrors.map((e) => e.field).join(", ")}. Fix the listed fields and retry.`,
+      // a field with an empty name (a query's `?=x`) is shown quoted, not as nothing
+      message: `Invalid request: ${fieldErrors.map((e) => (e.field === "" ? '""' : e.field)).join(", ")}. Fix the listed fields and retry.`,
       details: fieldErrors
     })
   }

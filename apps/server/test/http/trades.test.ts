@@ -134,6 +134,10 @@ describe("trade pages", () => {
 
     it("answers 400 VALIDATION_ERROR naming a parameter the read does not take", async () => {
       expectError(await api.get(`${busyPath}?limit=5&flags=sniper`), 400, "VALIDATION_ERROR", ["flags"], true)
+      // one with an empty name is named as it is (""), not as the request
+      const unnamed = await api.get(`${busyPath}?limit=5&=x`)
+      expectError(unnamed, 400, "VALIDATION_ERROR", [""], true)
+      expect((unnamed.body as any).error.message).toBe('Invalid request: "". Fix the listed fields and retry.')
     })
 
     it("answers 400 VALIDATION_ERROR on limit for a parameter sent twice", async () => {

@@ -201,8 +201,7 @@ const knownTypes: ReadonlySet<unknown> = new Set(Events.marketEventTypes)
 const typeList = Events.marketEventTypes.join(", ")
 
 /** What a JSON value that is not an object is, for a message: "null", "an array", "a number", ... */
-const kindOf = (raw: unknown): string =>
-  raw === null ? "null" : Array.isArray(raw) ? "an array" : raw === undefined ? "nothing" : typeof raw === "object" ? "an object" : `a ${typeof raw}`
+const kindOf = (raw: unknown): string => (raw === null ? "null" : Array.isArray(raw) ? "an array" : `a ${typeof raw}`)
 
 /**
  * What is wrong with an event object's `type`, if anything: the schema's own answer for a union

@@ -4,22 +4,16 @@
  * restart's catch-up folds them (`Market.apply` per page of the log, no clock given: Ingest.ts,
  * `foldLog`), then the engine serialized. No I/O and no clock: the caller feeds it and times it.
  */
-import { EngineSnapshot, Events } from "@spot/domain"
+import { EngineSnapshot } from "@spot/domain"
 import type { EngineOptions, MarketEvent } from "@spot/domain"
 import { makeMarket } from "./Market.js"
+import { decodeStoredText } from "./ports/EventStore.js"
 
 export interface SnapshotFold {
   /** Folds the next page of the log's stored texts, in order; returns the events folded so far. */
   readonly fold: (texts: ReadonlyArray<string>) => number
   /** The engine's bytes (`EngineSnapshot.snapshotInSlices`' chunks), all at once. */
   readonly finish: () => ReadonlyArray<Uint8Array>
-}
-
-/** A stored event's text as the event store's `replay` decodes it (the schema's own decoder). */
-export const decodeStored = (text: string): MarketEvent => {
-  const decoded = Events.decodeMarketEvent(JSON.parse(text))
-  if (decoded._tag === "Success") return decoded.value
-  throw new Error(`a stored event does not decode: ${String(decoded.cause)}`)
 }
 
 export const start = (base: Uint8Array | null, options: EngineOptions): SnapshotFold => {
@@ -29,7 +23,7 @@ export const start = (base: Uint8Array | null, options: EngineOptions): Snapshot
   return {
     fold: (texts) => {
       const events = new Array<MarketEvent>(texts.length)
-      for (let i = 0; i < texts.length; i++) events[i] = decodeStored(texts[i]!)
+      for (let i = 0; i < texts.length; i++) events[i] = decodeStoredText(texts[i]!)
       market.apply(events)
       folded += events.length
       return folded

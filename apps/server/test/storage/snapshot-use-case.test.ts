@@ -101,6 +101,12 @@ const restart = async (log: MemoryEventStore.MemoryEventStore, files: MemorySnap
   return { outcome, tail, answers }
 }
 
+/** Restarts from the snapshot at `seq` alone (the others dropped): what a start from it serves. */
+const restartFrom = (log: MemoryEventStore.MemoryEventStore, files: MemorySnapshotStore.MemorySnapshotStore, seq: number) => {
+  for (const [name, entry] of [...files.entries]) if (entry.header.seq !== seq) files.entries.delete(name)
+  return restart(log, files)
+}
+
 describe("Snapshots use case", () => {
   it("restores the newest snapshot, replays exactly the tail, and serves what a full replay serves", async () => {
     const { expected, files, log, newer } = await prepare()
@@ -197,8 +203,7 @@ describe("Snapshots use case", () => {
     const expected = served(writer.market)
     await writer.close()
     // what it wrote is the market at seq 2,500: restored and the tail replayed, the same market
-    for (const [name, entry] of [...files.entries]) if (entry.header.seq !== 2_500) files.entries.delete(name)
-    const result = await restart(log, files)
+    const result = await restartFrom(log, files, 2_500)
     expect(result.outcome).toMatchObject({ _tag: "Restored", seq: 2_500 })
     expect(result.tail).toBe(events.length - 2_500)
     expect(result.answers).toBe(expected)
@@ -287,8 +292,7 @@ describe("Snapshots built in a worker thread", () => {
     expect(gate.state.builds).toBe(1)
     const expected = served(writer.market)
     await writer.close()
-    for (const [name, entry] of [...files.entries]) if (entry.header.seq !== 2_000) files.entries.delete(name)
-    const result = await restart(log, files)
+    const result = await restartFrom(log, files, 2_000)
     expect(result.outcome).toMatchObject({ _tag: "Restored", seq: 2_000 })
     expect(result.tail).toBe(events.length - 2_000)
     expect(result.answers).toBe(expected)

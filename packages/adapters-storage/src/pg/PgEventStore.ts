@@ -19,7 +19,7 @@ import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import { float8Array, textArray } from "./ArrayParameters.js"
-import { EventStore, StoreUnavailable } from "@spot/application"
+import { decodeStoredText, EventStore, StoreUnavailable } from "@spot/application"
 import type { AppendResult, EventStoreShape, StoredEvent, StoredText } from "@spot/application"
 import { Events } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
@@ -36,14 +36,6 @@ export interface PgEventStoreOptions {
  * byte (by the hand-written encoder, property-tested against the schema's).
  */
 export const bodyOf = (event: MarketEvent): string => Events.marketEventJson(event)
-
-const decodeBody = (seq: number, body: string): MarketEvent => {
-  const decoded = Events.decodeMarketEvent(JSON.parse(body))
-  if (decoded._tag === "Success") return decoded.value
-  // A stored event that no longer decodes is a broken deployment (an incompatible schema change),
-  // not an outage: stop loudly rather than serve a market missing events.
-  throw new Error(`stored event seq ${seq} does not decode: ${String(decoded.cause)}`)
-}
 
 const unavailable = (what: string) => (cause: unknown) =>
   new StoreUnavailable({ message: `event store unavailable (${what})`, cause })
@@ -248,7 +240,7 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
         const chunk = new Array<StoredEvent>(rows.length)
         for (let i = 0; i < rows.length; i++) {
           const seq = Number(rows[i]!.seq)
-          chunk[i] = { seq, event: decodeBody(seq, rows[i]!.body) }
+          chunk[i] = { seq, event: decodeStoredText(rows[i]!.body, seq) }
         }
         return chunk
       })

@@ -6,6 +6,7 @@
  */
 import { Context, Data } from "effect"
 import type { Effect, Stream } from "effect"
+import { Events } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
 
 /**
@@ -35,12 +36,23 @@ export interface StoredEvent {
 }
 
 /**
- * One stored event as its stored JSON text: it decodes with `Events.decodeMarketEvent(JSON.parse(text))`
- * to the event `replay` gives at that seq.
+ * One stored event as its stored JSON text: it decodes with {@link decodeStoredText} to the event
+ * `replay` gives at that seq.
  */
 export interface StoredText {
   readonly seq: number
   readonly text: string
+}
+
+/**
+ * A stored event's text decoded by the schema's own decoder, as a replay reads it. A stored event
+ * that no longer decodes is a broken deployment (an incompatible schema change), not an outage:
+ * it throws, to stop loudly rather than serve a market missing events.
+ */
+export const decodeStoredText = (text: string, seq?: number): MarketEvent => {
+  const decoded = Events.decodeMarketEvent(JSON.parse(text))
+  if (decoded._tag === "Success") return decoded.value
+  throw new Error(`${seq === undefined ? "a stored event" : `stored event seq ${seq}`} does not decode: ${String(decoded.cause)}`)
 }
 
 /** The newest stored event's position and time. */

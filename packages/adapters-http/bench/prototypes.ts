@@ -25,9 +25,9 @@ import {
 } from "effect/http-api"
 import { createHash, randomUUID } from "node:crypto"
 import { createServer } from "node:http"
-import { Gcra } from "@spot/domain"
 import { KeyStore } from "@spot/application"
 import { ApiRoute, ApiServer, RateLimiterLive } from "../src/index.js"
+import * as Gcra from "../src/Gcra.js"
 
 const platformKey = { id: "key_1", name: "bench", createdAt: 0, expiresAt: null, revokedAt: null }
 

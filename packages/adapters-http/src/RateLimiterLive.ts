@@ -6,9 +6,9 @@
  * go too, which at worst hands those clients a fresh budget early.
  */
 import { Config, Effect, Layer, Schema } from "effect"
-import { Gcra } from "@spot/domain"
 import { RateLimiter, specRateLimits } from "@spot/application"
 import type { RateDecision, RateLimits } from "@spot/application"
+import * as Gcra from "./Gcra.js"
 
 export interface RateLimiterOptions extends RateLimits {
   /** Buckets kept per map before sweeping; default 100,000. */

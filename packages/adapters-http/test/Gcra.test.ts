@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import * as Gcra from "../../src/limits/Gcra.js"
+import * as Gcra from "../src/Gcra.js"
 
 const intBetween = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 const perMinute = intBetween(1, 60_000)

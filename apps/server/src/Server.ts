@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import type { StoreUnavailable } from "@spot/application"
 import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
-import { AdminKeys, ApiServer, Contract, directReadRoutes, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
+import { AdminKeys, ApiServer, Contract, CursorCodecLive, directReadRoutes, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
 // Named in the inferred type of `layer` (the server's services, DirectReads' among them).
@@ -342,7 +342,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   )
   const services = Layer.mergeAll(
     snapshots,
-    CursorSecret.layer(cursorSecretOf(config)),
+    CursorCodecLive.layer.pipe(Layer.provide(CursorSecret.layer(cursorSecretOf(config)))),
     keyStore,
     overrides.rateLimiter ?? RateLimiterLive.layerConfig
   )

@@ -9,20 +9,20 @@ import { HttpRouter } from "effect/http"
 import { DiscoveryRequest } from "@spot/domain"
 import { DiscoveryQueries, PositionQueries, TokenQueries, TradeQueries } from "@spot/application"
 import { Market } from "@spot/application"
-import type { CursorSecret, ReadError, TradeHistory } from "@spot/application"
+import type { CursorCodec, ReadError, TradeHistory } from "@spot/application"
 import type { DirectRoute } from "../DirectReads.js"
 import type { ApiError } from "../ApiError.js"
 import * as ApiRoute from "../ApiRoute.js"
 import { discoveryBytes, encodeCandles, encodePositionsPage, tokenBytes, tradePageBytes } from "./Encoding.js"
 import { DiscoveryParams, IdentityTradesParams, OhlcvParams, PositionsParams, TokenParams, TokenPathParams, TokenTradesParams } from "./Params.js"
 
-/** Needs the market, the cursor secret and the trade history (pages past memory). */
+/** Needs the market, the cursor codec and the trade history (pages past memory). */
 export const routes: Layer.Layer<
   never,
   never,
   | HttpRouter.HttpRouter
   | HttpRouter.Request<"Requires", Market.Market>
-  | HttpRouter.Request<"Requires", CursorSecret.CursorSecret>
+  | HttpRouter.Request<"Requires", CursorCodec>
   | HttpRouter.Request<"Requires", TradeHistory.TradeHistory>
   | HttpRouter.Request<"Error", ReadError | ApiError>
 > = HttpRouter.addAll([

@@ -4,7 +4,9 @@
  * field at once.
  */
 import { Effect } from "effect"
-import { Chain, Cursor } from "@spot/domain"
+import { Chain } from "@spot/domain"
+import type { Cursor } from "@spot/domain"
+import type { CursorCodecShape } from "../ports/CursorCodec.js"
 import type { FieldIssue } from "../errors.js"
 import { UnsupportedChain, ValidationFailed } from "../errors.js"
 
@@ -141,9 +143,9 @@ export class Issues {
   }
 
   /** A cursor of this read, decoded; undefined when absent or after recording why not. */
-  cursor(secret: Uint8Array, binding: string, value: string | undefined): Cursor.CursorPosition | undefined {
+  cursor(cursors: CursorCodecShape, binding: string, value: string | undefined): Cursor.CursorPosition | undefined {
     if (value === undefined) return undefined
-    const decoded = Cursor.decodeCursor(secret, binding, value)
+    const decoded = cursors.decode(binding, value)
     switch (decoded._tag) {
       case "Ok":
         return decoded.position

@@ -3,8 +3,8 @@
  */
 import { Clock, Effect } from "effect"
 import type { PositionsPage } from "@spot/domain"
-import { Chain, Cursor, Positions, PositionsQuery } from "@spot/domain"
-import { CursorSecret } from "../CursorSecret.js"
+import { Chain, Positions, PositionsQuery } from "@spot/domain"
+import { CursorCodec } from "../ports/CursorCodec.js"
 import { Market } from "../Market.js"
 import { Issues, refuseUnknown } from "./Params.js"
 
@@ -81,9 +81,9 @@ export const positions = Effect.fnUntraced(function*(params: Readonly<Record<str
     sort,
     limit
   }
-  const secret = yield* CursorSecret
+  const cursors = yield* CursorCodec
   const binding = PositionsQuery.bindingOf(read)
-  const position = issues.cursor(secret, binding, params.cursor)
+  const position = issues.cursor(cursors, binding, params.cursor)
   let after: PositionsQuery.CursorPosition | null = null
   if (position !== undefined) {
     after = PositionsQuery.parseCursorPosition(read, position)
@@ -113,7 +113,7 @@ export const positions = Effect.fnUntraced(function*(params: Readonly<Record<str
     counts: result.counts,
     hasMore: result.hasMore,
     positions: result.positions,
-    nextCursor: result.last === null ? null : Cursor.encodeCursor(secret, binding, result.last)
+    nextCursor: result.last === null ? null : cursors.encode(binding, result.last)
   }
   return page
 })

@@ -4,8 +4,9 @@
  */
 import { Effect } from "effect"
 import type { TradeRecord } from "@spot/domain"
-import { Chain, Cursor, TradeKeyset } from "@spot/domain"
-import { CursorSecret } from "../CursorSecret.js"
+import { Chain, TradeKeyset } from "@spot/domain"
+import { CursorCodec } from "../ports/CursorCodec.js"
+import type { CursorCodecShape } from "../ports/CursorCodec.js"
 import { Unavailable } from "../errors.js"
 import { Market } from "../Market.js"
 import type { TradePosition } from "../ports/TradeStore.js"
@@ -37,21 +38,21 @@ const afterOf = (issues: Issues, position: ReadonlyArray<string | number | null>
 }
 
 /**
- * Recently made cursors, per secret: a cursor is a pure function of (secret, binding, position)
+ * Recently made cursors, per codec: a cursor is a pure function of (secret, binding, position)
  * and signing one costs microseconds, while a popular page (a token's newest trades) is read
  * again and again with the same last trade until a new trade arrives. At most `maxRecentCursors`
- * per secret; when full the memory starts over.
+ * per codec; when full the memory starts over.
  */
 const maxRecentCursors = 4_096
-const recentCursors = new WeakMap<Uint8Array, Map<string, string>>()
+const recentCursors = new WeakMap<CursorCodecShape, Map<string, string>>()
 
-const cursorAfter = (secret: Uint8Array, binding: string, last: TradePosition): string => {
-  let recent = recentCursors.get(secret)
-  if (recent === undefined) recentCursors.set(secret, recent = new Map())
+const cursorAfter = (cursors: CursorCodecShape, binding: string, last: TradePosition): string => {
+  let recent = recentCursors.get(cursors)
+  if (recent === undefined) recentCursors.set(cursors, recent = new Map())
   const key = `${last.timestamp}:${last.seq}:${binding}`
   let cursor = recent.get(key)
   if (cursor === undefined) {
-    cursor = Cursor.encodeCursor(secret, binding, TradeKeyset.tradePosition(last.timestamp, last.seq))
+    cursor = cursors.encode(binding, TradeKeyset.tradePosition(last.timestamp, last.seq))
     if (recent.size >= maxRecentCursors) recent.clear()
     recent.set(key, cursor)
   }
@@ -59,7 +60,7 @@ const cursorAfter = (secret: Uint8Array, binding: string, last: TradePosition): 
 }
 
 const pageOf = (
-  secret: Uint8Array,
+  cursors: CursorCodecShape,
   binding: string,
   page: { readonly records: ReadonlyArray<TradeRecord>; readonly hasMore: boolean }
 ): TradeRecordPage => {
@@ -67,7 +68,7 @@ const pageOf = (
   return {
     records: page.records,
     hasMore: page.hasMore,
-    nextCursor: page.hasMore && last !== undefined ? cursorAfter(secret, binding, last) : null
+    nextCursor: page.hasMore && last !== undefined ? cursorAfter(cursors, binding, last) : null
   }
 }
 
@@ -81,18 +82,18 @@ export const tokenTrades = Effect.fnUntraced(function*(path: TokenPath, params: 
   const address = issues.address("address", chain, path.address)
   refuseUnknown(issues, params, tokenTradesParameters)
   const limit = issues.limit("limit", params.limit, defaultTradeLimit, maxTradeLimit)
-  const secret = yield* CursorSecret
+  const cursors = yield* CursorCodec
   const binding = `GET /v1/tokens/${chain}/${address}/trades`
-  const after = afterOf(issues, issues.cursor(secret, binding, params.cursor))
+  const after = afterOf(issues, issues.cursor(cursors, binding, params.cursor))
   yield* issues.check()
   const market = yield* Market
   const memory = market.engine.tokenTradePage(chain!, address!, after, limit)
-  if (!memory.olderElsewhere) return pageOf(secret, binding, memory)
+  if (!memory.olderElsewhere) return pageOf(cursors, binding, memory)
   // Past what memory holds: the rest of the page (and one more, to know whether more remain) from
   // the trade history, older than the last trade of memory's part (or the cursor).
   const wanted = limit - memory.records.length
   // A full page from memory: older trades exist (memory dropped some), so more remain.
-  if (wanted === 0) return pageOf(secret, binding, { records: memory.records, hasMore: true })
+  if (wanted === 0) return pageOf(cursors, binding, { records: memory.records, hasMore: true })
   const history = yield* TradeHistory
   const lastHeld = memory.records[memory.records.length - 1]
   const before = lastHeld === undefined ? after : { timestamp: lastHeld.timestamp, seq: lastHeld.seq }
@@ -101,7 +102,7 @@ export const tokenTrades = Effect.fnUntraced(function*(path: TokenPath, params: 
       new Unavailable({ message: "This page reaches past the trades held in memory, and the trade archive cannot be read right now." })
     )
   )
-  return pageOf(secret, binding, { records: [...memory.records, ...older.slice(0, wanted)], hasMore: older.length > wanted })
+  return pageOf(cursors, binding, { records: [...memory.records, ...older.slice(0, wanted)], hasMore: older.length > wanted })
 })
 
 export const identityTradesParameters = ["identity", "chains", "limit", "cursor"] as const
@@ -114,16 +115,16 @@ export const identityTrades = Effect.fnUntraced(function*(params: Readonly<Recor
   const identity = issues.oneOf("identity", params.identity, identities)
   const chains = issues.chainList("chains", params.chains)
   const limit = issues.limit("limit", params.limit, defaultTradeLimit, maxTradeLimit)
-  const secret = yield* CursorSecret
+  const cursors = yield* CursorCodec
   // Spellings that select the same trades bind the same: any order or repeats, and every chain
   // named is the same read as `chains` absent.
   const readChains = [...new Set(chains ?? [])].sort()
   const everyChain = chains === undefined || readChains.length === Chain.chains.length
   const binding = `GET /v1/trades?identity=${identity}&chains=${everyChain ? "*" : readChains.join(",")}`
-  const after = afterOf(issues, issues.cursor(secret, binding, params.cursor))
+  const after = afterOf(issues, issues.cursor(cursors, binding, params.cursor))
   yield* issues.check()
   const market = yield* Market
   const page = market.engine.identityTradePage(identity!, chains ?? [...Chain.chains], after, limit)
-  return pageOf(secret, binding, page)
+  return pageOf(cursors, binding, page)
 })
 

@@ -14,13 +14,34 @@
  *
  * Position values: `null`; numbers (safe integers as a sign tag plus a varint of the magnitude,
  * anything else as a float64); strings (UTF-8, length-prefixed). At most 255 values.
+ *
+ * The domain lays the bytes out and decides what a text means; digests, the secret's HMAC and
+ * UTF-8 come from the platform as {@link Primitives} (the service's are `node:crypto`'s, in
+ * adapters-http's `CursorCodecLive`).
  */
-import { encodeBase64Url, decodeBase64Url } from "./Base64Url.js"
-import { type HmacKey, hmacSha256WithKey, prepareHmacKey, sha256 } from "./Sha256.js"
-import { decodeUtf8, encodeUtf8 } from "./Utf8.js"
+import { Result } from "effect"
+import { Base64Url } from "effect/encoding"
 
 /** Where a page ended: the sort key values of its last row, in sort order. */
 export type CursorPosition = ReadonlyArray<string | number | null>
+
+/** UTF-8 as the platform spells it (`TextEncoder`, and `TextDecoder` with `fatal` and `ignoreBOM`). */
+export interface Utf8 {
+  /** The UTF-8 bytes of `text`; a lone surrogate becomes U+FFFD. */
+  readonly encodeUtf8: (text: string) => Uint8Array
+  /** The text of `bytes`, a leading U+FEFF kept; undefined when they are not well-formed UTF-8. */
+  readonly decodeUtf8: (bytes: Uint8Array) => string | undefined
+}
+
+/** What sealing and reading a cursor needs from outside the domain, which computes no digests. */
+export interface Primitives extends Utf8 {
+  /** SHA-256 of `bytes` (32 bytes). */
+  readonly sha256: (bytes: Uint8Array) => Uint8Array
+  /** HMAC-SHA256 of `bytes` under the server's cursor secret (32 bytes). */
+  readonly hmacSha256: (bytes: Uint8Array) => Uint8Array
+  /** Whether two byte strings of one length are equal, in a time that does not tell where they differ. */
+  readonly timingSafeEqual: (a: Uint8Array, b: Uint8Array) => boolean
+}
 
 export type DecodedCursor =
   | { readonly _tag: "Ok"; readonly position: CursorPosition }
@@ -39,19 +60,8 @@ const ValueTag = { Null: 0, NonNegativeInteger: 1, NegativeInteger: 2, Float: 3,
 const unreadable: DecodedCursor = { _tag: "Unreadable" }
 const otherRead: DecodedCursor = { _tag: "OtherRead" }
 
-// The prepared key pads of each secret. A server has one or two secrets (rotation), so this
-// stays tiny; secrets are treated as immutable once used.
-const preparedKeys = new WeakMap<Uint8Array, HmacKey>()
-const hmacKeyOf = (secret: Uint8Array): HmacKey => {
-  let key = preparedKeys.get(secret)
-  if (key === undefined) {
-    key = prepareHmacKey(secret)
-    preparedKeys.set(secret, key)
-  }
-  return key
-}
-
-const bindingHash = (binding: string): Uint8Array => sha256(encodeUtf8(binding)).subarray(0, BINDING_HASH_BYTES)
+const bindingHash = (primitives: Primitives, binding: string): Uint8Array =>
+  primitives.sha256(primitives.encodeUtf8(binding)).subarray(0, BINDING_HASH_BYTES)
 
 const floatScratch = new DataView(new ArrayBuffer(8))
 
@@ -63,7 +73,7 @@ const pushVarint = (out: Array<number>, n: number): void => {
   out.push(n)
 }
 
-const pushValue = (out: Array<number>, value: string | number | null): void => {
+const pushValue = (out: Array<number>, utf8: Utf8, value: string | number | null): void => {
   if (value === null) {
     out.push(ValueTag.Null)
   } else if (typeof value === "number") {
@@ -76,30 +86,44 @@ const pushValue = (out: Array<number>, value: string | number | null): void => {
       for (let i = 0; i < 8; i++) out.push(floatScratch.getUint8(i))
     }
   } else {
-    const bytes = encodeUtf8(value)
+    const bytes = utf8.encodeUtf8(value)
     out.push(ValueTag.Text)
     pushVarint(out, bytes.length)
     for (let i = 0; i < bytes.length; i++) out.push(bytes[i]!)
   }
 }
 
+const pushPosition = (out: Array<number>, utf8: Utf8, position: CursorPosition): void => {
+  if (position.length > MAX_POSITION_VALUES) throw new Error(`a cursor position holds at most ${MAX_POSITION_VALUES} values`)
+  out.push(position.length)
+  for (let i = 0; i < position.length; i++) pushValue(out, utf8, position[i]!)
+}
+
 /**
- * The cursor text for `position` in the read described by `binding`, signed with `secret`.
+ * The bytes of `position` as a cursor holds them. Throws on more than {@link MAX_POSITION_VALUES}
+ * values (a programming error, not input).
+ */
+export const encodePosition = (utf8: Utf8, position: CursorPosition): Uint8Array => {
+  const out: Array<number> = []
+  pushPosition(out, utf8, position)
+  return Uint8Array.from(out)
+}
+
+/**
+ * The cursor text for `position` in the read described by `binding`, signed through `primitives`.
  * Throws on more than {@link MAX_POSITION_VALUES} values (a programming error, not input).
  */
-export const encodeCursor = (secret: Uint8Array, binding: string, position: CursorPosition): string => {
-  if (position.length > MAX_POSITION_VALUES) throw new Error(`a cursor position holds at most ${MAX_POSITION_VALUES} values`)
+export const encodeCursor = (primitives: Primitives, binding: string, position: CursorPosition): string => {
   const out: Array<number> = [VERSION]
-  const hash = bindingHash(binding)
+  const hash = bindingHash(primitives, binding)
   for (let i = 0; i < BINDING_HASH_BYTES; i++) out.push(hash[i]!)
-  out.push(position.length)
-  for (let i = 0; i < position.length; i++) pushValue(out, position[i]!)
+  pushPosition(out, primitives, position)
   const signed = Uint8Array.from(out)
-  const tag = hmacSha256WithKey(hmacKeyOf(secret), signed)
+  const tag = primitives.hmacSha256(signed)
   const bytes = new Uint8Array(signed.length + TAG_BYTES)
   bytes.set(signed, 0)
   bytes.set(tag.subarray(0, TAG_BYTES), signed.length)
-  return encodeBase64Url(bytes)
+  return Base64Url.encode(bytes)
 }
 
 /** Reads a varint at `state.offset`; undefined when truncated or beyond a safe integer. */
@@ -116,7 +140,7 @@ const readVarint = (bytes: Uint8Array, end: number, state: { offset: number }): 
   return undefined
 }
 
-const readPosition = (bytes: Uint8Array, start: number, end: number): CursorPosition | undefined => {
+const readPosition = (utf8: Utf8, bytes: Uint8Array, start: number, end: number): CursorPosition | undefined => {
   if (start >= end) return undefined
   const count = bytes[start]!
   const state = { offset: start + 1 }
@@ -138,7 +162,7 @@ const readPosition = (bytes: Uint8Array, start: number, end: number): CursorPosi
     } else if (tag === ValueTag.Text) {
       const length = readVarint(bytes, end, state)
       if (length === undefined || state.offset + length > end) return undefined
-      const text = decodeUtf8(bytes, state.offset, length)
+      const text = utf8.decodeUtf8(bytes.subarray(state.offset, state.offset + length))
       if (text === undefined) return undefined
       state.offset += length
       values.push(text)
@@ -149,22 +173,33 @@ const readPosition = (bytes: Uint8Array, start: number, end: number): CursorPosi
   return state.offset === end ? values : undefined
 }
 
+/** The position of bytes made by {@link encodePosition}; undefined when they are not one. */
+export const decodePosition = (utf8: Utf8, bytes: Uint8Array): CursorPosition | undefined =>
+  readPosition(utf8, bytes, 0, bytes.length)
+
+/**
+ * The bytes of an unpadded base64url text, or undefined when it is not the one text of its bytes:
+ * padding, line breaks or non-zero trailing bits are refused, so an edited character can never
+ * decode to the bytes of the cursor it was edited from.
+ */
+const canonicalBase64UrlBytes = (text: string): Uint8Array | undefined => {
+  const bytes = Result.getOrUndefined(Base64Url.decode(text))
+  return bytes !== undefined && Base64Url.encode(bytes) === text ? bytes : undefined
+}
+
 /**
  * Reads a cursor made by {@link encodeCursor}: `Ok` with its position; `Unreadable` when the text is
- * not a cursor signed with `secret` (malformed, truncated, edited, foreign, unknown version);
- * `OtherRead` when it is genuine but was made for a read with another `binding`.
+ * not a cursor signed with the secret of `primitives` (malformed, truncated, edited, foreign,
+ * unknown version); `OtherRead` when it is genuine but was made for a read with another `binding`.
  */
-export const decodeCursor = (secret: Uint8Array, binding: string, text: string): DecodedCursor => {
-  const bytes = decodeBase64Url(text)
+export const decodeCursor = (primitives: Primitives, binding: string, text: string): DecodedCursor => {
+  const bytes = canonicalBase64UrlBytes(text)
   if (bytes === undefined || bytes.length < HEADER_BYTES + 1 + TAG_BYTES) return unreadable
   const signedLength = bytes.length - TAG_BYTES
-  const expected = hmacSha256WithKey(hmacKeyOf(secret), bytes.subarray(0, signedLength))
-  // Compare every byte whatever the first difference, so timing tells nothing about the tag.
-  let difference = 0
-  for (let i = 0; i < TAG_BYTES; i++) difference |= expected[i]! ^ bytes[signedLength + i]!
-  if (difference !== 0 || bytes[0] !== VERSION) return unreadable
-  const hash = bindingHash(binding)
+  const expected = primitives.hmacSha256(bytes.subarray(0, signedLength)).subarray(0, TAG_BYTES)
+  if (!primitives.timingSafeEqual(expected, bytes.subarray(signedLength)) || bytes[0] !== VERSION) return unreadable
+  const hash = bindingHash(primitives, binding)
   for (let i = 0; i < BINDING_HASH_BYTES; i++) if (hash[i] !== bytes[1 + i]) return otherRead
-  const position = readPosition(bytes, HEADER_BYTES, signedLength)
+  const position = readPosition(primitives, bytes, HEADER_BYTES, signedLength)
   return position === undefined ? unreadable : { _tag: "Ok", position }
 }

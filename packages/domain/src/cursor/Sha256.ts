@@ -1,8 +1,7 @@
 /**
- * SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104) in plain TypeScript, because the domain package
- * cannot import `node:crypto`. Sized for cursors: messages of a few dozen bytes, so the cost is a
- * handful of compression rounds. An {@link HmacKey} keeps the compressed key pads, so a cursor
- * signature costs two compressions for the message plus one for the outer hash.
+ * SHA-256 (FIPS 180-4) in plain TypeScript, because the domain package cannot import
+ * `node:crypto`: the engine fingerprint (`snapshot/EngineSnapshot.ts`) is hashed with it. Cursors
+ * are signed outside the domain (`Cursor.Primitives`).
  */
 
 const roundConstants = new Int32Array([
@@ -74,11 +73,8 @@ const compress = (state: Int32Array, bytes: Uint8Array, offset: number): void =>
   state[7] = (state[7]! + h) | 0
 }
 
-/**
- * Finishes a hash whose `state` has already absorbed `prefixBytes` bytes (whole blocks): absorbs
- * `message`, pads, and writes the digest into `out`.
- */
-const finish = (state: Int32Array, prefixBytes: number, message: Uint8Array, out: Uint8Array): void => {
+/** Absorbs `message` into a fresh `state`, pads, and writes the digest into `out`. */
+const finish = (state: Int32Array, message: Uint8Array, out: Uint8Array): void => {
   const length = message.length
   let offset = 0
   for (; offset + BLOCK_BYTES <= length; offset += BLOCK_BYTES) compress(state, message, offset)
@@ -87,7 +83,7 @@ const finish = (state: Int32Array, prefixBytes: number, message: Uint8Array, out
   const tail = new Uint8Array(rest + 9 <= BLOCK_BYTES ? BLOCK_BYTES : BLOCK_BYTES * 2)
   tail.set(message.subarray(offset), 0)
   tail[rest] = 0x80
-  const bits = (prefixBytes + length) * 8
+  const bits = length * 8
   const high = Math.floor(bits / 0x100000000)
   const low = bits >>> 0
   const end = tail.length
@@ -113,39 +109,6 @@ const finish = (state: Int32Array, prefixBytes: number, message: Uint8Array, out
 /** The SHA-256 digest (32 bytes) of `message`. */
 export const sha256 = (message: Uint8Array): Uint8Array => {
   const out = new Uint8Array(DIGEST_BYTES)
-  finish(initialState.slice(), 0, message, out)
+  finish(initialState.slice(), message, out)
   return out
 }
-
-/** A key prepared for HMAC-SHA256: the hash states after absorbing the inner and outer key pads. */
-export interface HmacKey {
-  readonly inner: Int32Array
-  readonly outer: Int32Array
-}
-
-/** Prepares `key` once so that each {@link hmacSha256WithKey} skips the two key-pad compressions. */
-export const prepareHmacKey = (key: Uint8Array): HmacKey => {
-  const block = new Uint8Array(BLOCK_BYTES)
-  block.set(key.length > BLOCK_BYTES ? sha256(key) : key, 0)
-  const pad = new Uint8Array(BLOCK_BYTES)
-  const inner = initialState.slice()
-  for (let i = 0; i < BLOCK_BYTES; i++) pad[i] = block[i]! ^ 0x36
-  compress(inner, pad, 0)
-  const outer = initialState.slice()
-  for (let i = 0; i < BLOCK_BYTES; i++) pad[i] = block[i]! ^ 0x5c
-  compress(outer, pad, 0)
-  return { inner, outer }
-}
-
-/** HMAC-SHA256 (32 bytes) of `message` under a prepared key. */
-export const hmacSha256WithKey = (key: HmacKey, message: Uint8Array): Uint8Array => {
-  const innerDigest = new Uint8Array(DIGEST_BYTES)
-  finish(key.inner.slice(), BLOCK_BYTES, message, innerDigest)
-  const out = new Uint8Array(DIGEST_BYTES)
-  finish(key.outer.slice(), BLOCK_BYTES, innerDigest, out)
-  return out
-}
-
-/** HMAC-SHA256 (32 bytes) of `message` under `key`. */
-export const hmacSha256 = (key: Uint8Array, message: Uint8Array): Uint8Array =>
-  hmacSha256WithKey(prepareHmacKey(key), message)

@@ -1,10 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { type CursorPosition, decodeCursor, encodeCursor } from "../../src/cursor/Cursor.js"
-import { encodeUtf8 } from "../../src/cursor/Utf8.js"
+import type { Cursor } from "@spot/domain"
+import * as CursorCodecLive from "../src/CursorCodecLive.js"
 
-const secret = encodeUtf8("cursor-secret-for-tests-0123456789")
-const otherSecret = encodeUtf8("another-secret")
+type CursorPosition = Cursor.CursorPosition
+
+const encodeCursor = (secret: Uint8Array, binding: string, position: CursorPosition): string =>
+  CursorCodecLive.make(secret).encode(binding, position)
+const decodeCursor = (secret: Uint8Array, binding: string, text: string): Cursor.DecodedCursor =>
+  CursorCodecLive.make(secret).decode(binding, text)
+
+const secret = new TextEncoder().encode("cursor-secret-for-tests-0123456789")
+const otherSecret = new TextEncoder().encode("another-secret")
 const binding = "GET /v1/positions|wallets=abc|lifecycle=open|sort=value:desc"
 
 const base64UrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -110,5 +117,40 @@ describe("cursor refusals", () => {
     expect(decodeCursor(secret, binding, text.replaceAll("-", "+").replaceAll("_", "/"))._tag).toBe(
       text.includes("-") || text.includes("_") ? "Unreadable" : "Ok"
     )
+  })
+})
+
+// Cursors issued by the service are held by clients across deployments: these texts were made by
+// the service and must keep decoding to their positions, and the same reads must keep making them.
+const goldenSecret = new TextEncoder().encode("golden-cursor-secret-0123456789abcdef")
+const golden: ReadonlyArray<{ binding: string; position: CursorPosition; text: string }> = [
+  {
+    binding: "GET /v1/tokens/solana/So1anaTokenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/trades",
+    position: [1763745882000, 123456789],
+    text: "AREXaeLjU4JEAgGQv8m7qjMBlZrvOsRvV742yFYcSq8LWMqSEpk"
+  },
+  { binding: "GET /v1/trades?identity=kol&chains=*", position: [0, 0], text: "AdZcoOYd7aMlAgEAAQCbajuxuXOzmGoxM7CmpmSV" },
+  {
+    binding: "GET /v1/positions|wallets=abc|lifecycle=open|sort=value:desc",
+    position: [null, -42, 3.25, "Pépé 🐸 ₿", -0, 1e21],
+    text: "AQzus2WCRGYhBgACKgNACgAAAAAAAAQPUMOpcMOpIPCfkLgg4oK_A4AAAAAAAAAAA0RLGuTW4u9Q4G-mdn_gZ_Btv_ufQBSXBA"
+  },
+  {
+    binding: "GET /v1/positions|q=ünïcödé",
+    position: ["", -9007199254740991, 9007199254740991, Number.NaN, Number.NEGATIVE_INFINITY, -1.5e-300, null],
+    text: "AVkYZFG6xrFMBwQAAv________8PAf________8PA3_4AAAAAAAAA__wAAAAAAAAA4GwEpfSOraDAGavo2ewlsaJTsdROD0PkMY"
+  },
+  { binding: "", position: [], text: "AeOwxEKY_BwUANGMM3D-AOqKnX44DDpLLno" }
+]
+
+describe("cursors issued before stay valid", () => {
+  it("the same read makes the same cursor text", () => {
+    for (const { binding, position, text } of golden) expect(encodeCursor(goldenSecret, binding, position)).toBe(text)
+  })
+
+  it("an issued cursor decodes to its position", () => {
+    for (const { binding, position, text } of golden) {
+      expect(decodeCursor(goldenSecret, binding, text)).toEqual({ _tag: "Ok", position })
+    }
   })
 })

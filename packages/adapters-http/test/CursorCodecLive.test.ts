@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { createHash, createHmac } from "node:crypto"
 import type { Cursor } from "@spot/domain"
 import * as CursorCodecLive from "../src/CursorCodecLive.js"
 
@@ -50,6 +51,28 @@ describe("cursor round trip", () => {
 
   it("refuses a position of more than 255 values", () => {
     expect(() => encodeCursor(secret, binding, new Array(256).fill(1))).toThrow()
+  })
+})
+
+describe("text values", () => {
+  it("keep a leading U+FEFF and every code point", () => {
+    const values = ["\uFEFFbom", "\uFEFF", "a\u0000b", "𝔘𝔫𝔦", "\u{10FFFF}"]
+    expect(decodeCursor(secret, binding, encodeCursor(secret, binding, values))).toEqual({ _tag: "Ok", position: values })
+  })
+
+  it("a signed cursor whose text is not well-formed UTF-8 is Unreadable", () => {
+    // version 1 | binding hash | one value: Text of length 1, the byte 0xff | tag
+    const hash = createHash("sha256").update(binding).digest().subarray(0, 8)
+    const signed = Buffer.concat([Buffer.from([1]), hash, Buffer.from([1, 4, 1, 0xff])])
+    const tag = createHmac("sha256", secret).update(signed).digest().subarray(0, 16)
+    const text = Buffer.concat([signed, tag]).toString("base64url")
+    expect(decodeCursor(secret, binding, text)._tag).toBe("Unreadable")
+    const wellFormed = Buffer.concat([Buffer.from([1]), hash, Buffer.from([1, 4, 1, 0x41])])
+    const wellFormedTag = createHmac("sha256", secret).update(wellFormed).digest().subarray(0, 16)
+    expect(decodeCursor(secret, binding, Buffer.concat([wellFormed, wellFormedTag]).toString("base64url"))).toEqual({
+      _tag: "Ok",
+      position: ["A"]
+    })
   })
 })
 

@@ -4,11 +4,12 @@
  * (its speed drifts by 2x over a day), so a 3% change needs more runs than anyone makes. Here both
  * engines run in one process on the same events, taking turns: the domain package of each tree is
  * bundled (esbuild, the service's own bundler) and imported side by side, the simulator's busy
- * mix is generated once (by the working tree's simulator), and the two fold it alternately (`--rounds` each, the order swapped every
- * round), each on a fresh engine, changes drained per simulated second as the service does. The
- * drift lands on both alike; the figure is the median of the per-round time ratios. Against a copy
- * of itself (`--base HEAD` on a clean tree) the ratio stayed within 0.96-1.04: smaller differences
- * are noise. Last line: one JSON object, `ratio` = base time / working-tree time (above 1: faster).
+ * mix is generated once (by the working tree's `@spot/simulator`), and the two fold it alternately
+ * (`--rounds` each, the order swapped every round), each on a fresh engine, changes drained per
+ * simulated second as the service does. The drift lands on both alike; the figure is the median
+ * of the per-round time ratios. Against a copy of itself (`--base HEAD` on a clean tree) the ratio
+ * stayed within 0.96-1.04: smaller differences are noise. Last line: one JSON object, `ratio` =
+ * base time / working-tree time (above 1: faster).
  *
  *   npm run bench -- fold-ab --base HEAD~1 [--rounds 8] [--trades 200000] [--seed 1]
  */

@@ -13,7 +13,8 @@
  * The last line is one JSON object.
  */
 import type { Discovery as DiscoveryTypes } from "@spot/domain"
-import { Discovery, MarketEngine, Simulator } from "@spot/domain"
+import { Discovery, MarketEngine } from "@spot/domain"
+import * as Simulator from "@spot/simulator"
 import { numberArg } from "./support/args.js"
 
 const targetTokens = numberArg("tokens", 14_000)

@@ -9,7 +9,8 @@
  *   node --expose-gc --import tsx apps/server/bench/engine.ts [--trades 400000] [--seed 1]
  */
 import type { MarketEvent } from "@spot/domain"
-import { Events, MarketEngine, Simulator } from "@spot/domain"
+import { Events, MarketEngine } from "@spot/domain"
+import * as Simulator from "@spot/simulator"
 import { numberArg } from "./support/args.js"
 
 const targetTrades = numberArg("trades", 400_000)

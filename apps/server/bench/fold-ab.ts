@@ -4,11 +4,12 @@
  * (its speed drifts by 2x over a day), so a 3% change needs more runs than anyone makes. Here both
  * engines run in one process on the same events, taking turns: the domain package of each tree is
  * bundled (esbuild, the service's own bundler) and imported side by side, the simulator's busy
- * mix is generated once, and the two fold it alternately (`--rounds` each, the order swapped every
- * round), each on a fresh engine, changes drained per simulated second as the service does. The
- * drift lands on both alike; the figure is the median of the per-round time ratios. Against a copy
- * of itself (`--base HEAD` on a clean tree) the ratio stayed within 0.96-1.04: smaller differences
- * are noise. Last line: one JSON object, `ratio` = base time / working-tree time (above 1: faster).
+ * mix is generated once (by the working tree's `@spot/simulator`), and the two fold it alternately
+ * (`--rounds` each, the order swapped every round), each on a fresh engine, changes drained per
+ * simulated second as the service does. The drift lands on both alike; the figure is the median
+ * of the per-round time ratios. Against a copy of itself (`--base HEAD` on a clean tree) the ratio
+ * stayed within 0.96-1.04: smaller differences are noise. Last line: one JSON object, `ratio` =
+ * base time / working-tree time (above 1: faster).
  *
  *   npm run bench -- fold-ab --base HEAD~1 [--rounds 8] [--trades 200000] [--seed 1]
  */
@@ -18,6 +19,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import * as Simulator from "@spot/simulator"
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`)
@@ -30,16 +32,15 @@ const seed = Number(arg("seed", "1"))
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), "spot-fold-ab-"))
 
-/** What each bundle exports: the domain's engine and simulator. */
+/** What each bundle exports: the domain's engine. */
 interface Domain {
   readonly MarketEngine: new() => { apply(event: unknown): unknown; drainChanges(): unknown }
-  readonly Simulator: { readonly MarketSimulator: new(options: object) => { advance(to: number): ReadonlyArray<{ readonly type: string }> } }
 }
 
 /** Bundles `tree`'s domain package into one module and imports it. */
 const domainOf = async (tree: string, name: string): Promise<Domain> => {
   const entry = join(tree, "packages/domain", `.fold-ab-${name}.ts`)
-  writeFileSync(entry, `export { MarketEngine, Simulator } from "./src/index.js"\n`)
+  writeFileSync(entry, `export { MarketEngine } from "./src/index.js"\n`)
   const outfile = join(scratch, `${name}.mjs`)
   try {
     await build({ entryPoints: [entry], outfile, bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "warning" })
@@ -67,7 +68,7 @@ try {
   const engines = { base: await domainOf(baseTree, "base"), tree: await domainOf(root, "tree") }
 
   const startTime = 1_700_000_000_000
-  const simulator = new engines.tree.Simulator.MarketSimulator({ seed, startTime, tradesPerSecond: 2_000, launchesPerMinute: 600 })
+  const simulator = new Simulator.MarketSimulator({ seed, startTime, tradesPerSecond: 2_000, launchesPerMinute: 600 })
   const seconds: Array<ReadonlyArray<{ readonly type: string }>> = []
   let trades = 0
   for (let second = 1; trades < targetTrades; second++) {

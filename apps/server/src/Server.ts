@@ -8,12 +8,13 @@ import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import type { StoreUnavailable } from "@spot/application"
-import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
+import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, MarketSimulation, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
 import { AdminKeys, ApiServer, Contract, CursorCodecLive, directReadRoutes, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
 // Named in the inferred type of `layer` (the server's services, DirectReads' among them).
 import type { DirectReads as _DirectReads } from "@spot/adapters-http"
+import { MarketSimulator } from "@spot/simulator"
 import { ApiKeyHash, DataDirLock, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore, MemoryTradeStore } from "@spot/adapters-storage"
 import * as NodeServer from "./NodeServer.js"
 import * as SnapshotWorker from "./SnapshotWorker.js"
@@ -147,13 +148,14 @@ const startMarket = (config: ServerConfig, announce: boolean) =>
  * about another database's log (`DATABASE_URL` changed).
  */
 const beganWith = (store: EventStore["Service"], record: WarmUpRecord.WarmUpRecord) =>
-  Effect.map(
-    retryWhileUnavailable("reading the event log's first events", Stream.runHead(store.replay(0, 5_000))),
-    (first) => {
-      const launch = SimulatorFeed.firstWarmUpLaunchId(record)
-      return launch !== undefined && first._tag === "Some" && first.value.some((stored) => stored.event.id === launch)
-    }
-  )
+  Effect.gen(function*() {
+    const first = yield* retryWhileUnavailable("reading the event log's first events", Stream.runHead(store.replay(0, 5_000)))
+    const launch = yield* SimulatorFeed.firstWarmUpLaunchId(record)
+    return launch !== undefined && first._tag === "Some" && first.value.some((stored) => stored.event.id === launch)
+  })
+
+/** The embedded feed's simulated markets: the simulator package, bound to the application's port. */
+export const marketSimulation: Layer.Layer<MarketSimulation> = Layer.succeed(MarketSimulation, { open: (settings) => new MarketSimulator(settings) })
 
 /**
  * Before start-up uses the database: waits until it answers, saying so on the first failed
@@ -361,7 +363,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   })
   const http = Layer.merge(api, stream).pipe(
     Layer.provideMerge(NodeServer.layer({ port: config.port, host: config.host })),
-    Layer.provide(startMarket(config, overrides.announce !== false))
+    Layer.provide(startMarket(config, overrides.announce !== false).pipe(Layer.provide(marketSimulation)))
   )
   const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(banner(config, developmentKey), marketSummary)
   // One server per data directory, taken before anything opens its files, released after all else.

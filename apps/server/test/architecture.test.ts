@@ -1,6 +1,8 @@
 /**
  * Dependencies point inward only: adapters -> application -> domain. The domain imports no
  * adapter, no `node:*`, reads no clock and draws no randomness (time and ids come in as arguments).
+ * The simulator is an event source beside the adapters: it imports only the domain, is pure like
+ * it, and nothing inward imports it (the server binds it to the application's port).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync, statSync } from "node:fs"
@@ -29,31 +31,37 @@ const violations = (pkg: string, forbidden: (specifier: string) => boolean, body
     ]
   })
 
-const adapters = /^@spot\/(adapters-|server)/
+const adapters = /^@spot\/(adapters-|server|simulator)/
+
+const ioLibrary = (s: string) => /^(ws|pg|@effect\/platform|@effect\/sql|@electric-sql)/.test(s) || s === "effect/http" || s === "effect/http-api"
+
+/** What a pure package's code must not contain. */
+const pure: Array<[RegExp, string]> = [
+  [/\bDate\.now\s*\(/, "reads the clock (Date.now)"],
+  [/\bnew Date\s*\(\s*\)/, "reads the clock (new Date())"],
+  [/\bperformance\.now\s*\(/, "reads the clock (performance.now)"],
+  [/\bMath\.random\s*\(/, "draws randomness (Math.random)"],
+  [/\bprocess\./, "touches the process"],
+  [/\bcrypto\.(getRandomValues|randomUUID)/, "draws randomness (crypto)"]
+]
 
 describe("architecture", () => {
   it("the domain imports no adapter, no node:*, no I/O library, reads no clock and draws no randomness", () => {
-    const found = violations(
-      "packages/domain",
-      (s) => s.startsWith("node:") || s.startsWith("@spot/") || /^(ws|pg|@effect\/platform|@effect\/sql|@electric-sql)/.test(s) || s === "effect/http" || s === "effect/http-api",
-      [
-        [/\bDate\.now\s*\(/, "reads the clock (Date.now)"],
-        [/\bnew Date\s*\(\s*\)/, "reads the clock (new Date())"],
-        [/\bperformance\.now\s*\(/, "reads the clock (performance.now)"],
-        [/\bMath\.random\s*\(/, "draws randomness (Math.random)"],
-        [/\bprocess\./, "touches the process"],
-        [/\bcrypto\.(getRandomValues|randomUUID)/, "draws randomness (crypto)"]
-      ]
-    )
+    const found = violations("packages/domain", (s) => s.startsWith("node:") || s.startsWith("@spot/") || ioLibrary(s), pure)
     expect(found).toEqual([])
   })
 
-  it("the application imports only the domain and effect, never an adapter or node:*", () => {
+  it("the simulator imports only the domain, no node:*, no I/O library, reads no clock and draws no randomness", () => {
+    const found = violations("packages/simulator", (s) => s.startsWith("node:") || (s.startsWith("@spot/") && s !== "@spot/domain") || ioLibrary(s), pure)
+    expect(found).toEqual([])
+  })
+
+  it("the application imports only the domain and effect, never an adapter, the simulator or node:*", () => {
     const found = violations("packages/application", (s) => adapters.test(s) || s.startsWith("node:") || /^(ws|pg|@effect\/platform|@effect\/sql|@electric-sql)/.test(s))
     expect(found).toEqual([])
   })
 
-  it("adapters never import each other or the server app", () => {
+  it("adapters never import each other, the simulator or the server app", () => {
     for (const pkg of ["adapters-http", "adapters-ws", "adapters-storage"]) {
       const found = violations(`packages/${pkg}`, (s) => adapters.test(s) && s !== `@spot/${pkg}`)
       expect(found).toEqual([])

@@ -5,7 +5,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Market } from "@spot/application"
 import type { MarketEvent } from "@spot/domain"
-import { Chain, Simulator } from "@spot/domain"
+import { Chain } from "@spot/domain"
+import * as Simulator from "@spot/simulator"
 import * as Encoding from "../src/api/Encoding.js"
 
 const start = Date.now() - 3 * 60_000

@@ -1,12 +1,14 @@
 /**
- * The embedded market source: the deterministic simulator, driven by the clock, folding its
- * events into the market in small batches. On start it replays a warm-up period so the service
- * opens on a populated market (tokens in every discovery column, positions in both lifecycles).
+ * The embedded market source: a simulated market (the `MarketSimulation` port), driven by the
+ * clock, folding its events into the market in small batches. On start it replays a warm-up
+ * period so the service opens on a populated market (tokens in every discovery column, positions
+ * in both lifecycles).
  */
 import { Clock, Duration, Effect } from "effect"
 import type { MarketEvent } from "@spot/domain"
-import { Simulator } from "@spot/domain"
 import { Market } from "./Market.js"
+import type { SimulatedMarket } from "./ports/MarketSimulation.js"
+import { MarketSimulation } from "./ports/MarketSimulation.js"
 
 export interface SimulatorFeedOptions {
   readonly seed: number
@@ -58,9 +60,9 @@ export const start = (options: SimulatorFeedOptions, publish?: Publish) =>
 type WarmUpPeriod = Pick<SimulatorFeedOptions, "seed" | "tradesPerSecond" | "launchesPerMinute" | "warmUpMs"> & { readonly warmUpEnd: number }
 
 /** The warm-up's simulator and its events a simulated minute at a time (`warmUpEnd - warmUpMs` to `warmUpEnd`). */
-const warmUpMinutes = (period: WarmUpPeriod) => {
+const warmUpMinutes = (simulation: MarketSimulation["Service"], period: WarmUpPeriod) => {
   const end = period.warmUpEnd
-  const simulator = new Simulator.MarketSimulator({
+  const simulator = simulation.open({
     seed: period.seed,
     startTime: end - period.warmUpMs,
     tradesPerSecond: period.tradesPerSecond,
@@ -83,7 +85,7 @@ const warmUpMinutes = (period: WarmUpPeriod) => {
 export const warmUp = (options: SimulatorFeedOptions, publish?: Publish) =>
   Effect.gen(function*() {
     const apply = publish ?? applyTo(yield* Market)
-    const { minutes, simulator } = warmUpMinutes({ ...options, warmUpEnd: options.warmUpEnd ?? (yield* Clock.currentTimeMillis) })
+    const { minutes, simulator } = warmUpMinutes(yield* MarketSimulation, { ...options, warmUpEnd: options.warmUpEnd ?? (yield* Clock.currentTimeMillis) })
     for (const events of minutes) {
       for (let i = 0; i < events.length; i += warmUpBatch) yield* apply(events.slice(i, i + warmUpBatch))
       yield* Effect.yieldNow
@@ -95,17 +97,18 @@ export const warmUp = (options: SimulatorFeedOptions, publish?: Publish) =>
  * The id of the warm-up's first token launch (undefined when it has none): the mark of a log that
  * warm-up began. Its first events are native prices, whose ids any warm-up of the same times shares.
  */
-export const firstWarmUpLaunchId = (period: WarmUpPeriod): string | undefined => {
-  for (const events of warmUpMinutes(period).minutes) {
-    const launch = events.find((event) => event.type === "tokenLaunched")
-    if (launch !== undefined) return launch.id
-  }
-  return undefined
-}
+export const firstWarmUpLaunchId = (period: WarmUpPeriod) =>
+  MarketSimulation.useSync((simulation): string | undefined => {
+    for (const events of warmUpMinutes(simulation, period).minutes) {
+      const launch = events.find((event) => event.type === "tokenLaunched")
+      if (launch !== undefined) return launch.id
+    }
+    return undefined
+  })
 
 const applyTo = (market: Market["Service"]): Publish => (events) => market.writeLock.withPermit(Effect.sync(() => void market.apply(events)))
 
-const feedLive = (simulator: Simulator.MarketSimulator, market: Market["Service"], apply: Publish, tickMs: number) =>
+const feedLive = (simulator: SimulatedMarket, market: Market["Service"], apply: Publish, tickMs: number) =>
   Effect.gen(function*() {
     // Time itself (stats windows expiring) is moved by MarketClock, with or without a simulator.
     for (;;) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { Market, MarketClock } from "@spot/application"
-import { Simulator } from "@spot/domain"
+import * as Simulator from "@spot/simulator"
 
 const minute = 60_000
 

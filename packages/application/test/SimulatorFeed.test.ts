@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Scope } from "effect"
-import { Market, SimulatorFeed } from "@spot/application"
+import { Market, MarketSimulation, SimulatorFeed } from "@spot/application"
 import type { MarketEvent } from "@spot/domain"
+import { MarketSimulator } from "@spot/simulator"
 
 describe("SimulatorFeed", () => {
   it.live("after a stall, a tick's events are folded in batches of at most liveBatch, all of them, in order", () =>
@@ -29,6 +30,7 @@ describe("SimulatorFeed", () => {
       const scope = yield* Scope.make()
       yield* SimulatorFeed.start({ seed: 4, tradesPerSecond: 20_000, launchesPerMinute: 600, warmUpMs: 60_000, tickMs: 50 }, publish).pipe(
         Effect.provideService(Market.Market, market),
+        Effect.provideService(MarketSimulation, { open: (settings) => new MarketSimulator(settings) }),
         Scope.provide(scope)
       )
       live = true

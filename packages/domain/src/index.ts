@@ -1,7 +1,7 @@
 /**
  * The pure domain: wire schemas, the market-event model, the engine that folds events into every
- * served object, discovery ranking, position PnL, cursors, snapshot-merge rules and the simulator.
- * No I/O, no clock, no randomness: time and seeds come in as arguments.
+ * served object, discovery ranking, position PnL, cursors and snapshot-merge rules. No I/O, no
+ * clock, no randomness: time comes in as an argument.
  */
 export * from "./wire/index.js"
 export * as CompiledCheck from "./wire/CompiledCheck.js"
@@ -29,5 +29,4 @@ export type { TradeFacts } from "./market/TradeFeed.js"
 export { TradeTape } from "./market/TradeTape.js"
 export type { CandleQuery, CandleValue, StatsValue } from "./market/TradeTape.js"
 export { HolderBook } from "./market/Holders.js"
-export * as Simulator from "./simulator/index.js"
 export * as EngineSnapshot from "./snapshot/EngineSnapshot.js"

@@ -27,7 +27,8 @@ const feed = { seed: 11, tradesPerSecond: 20, launchesPerMinute: 30, warmUpMs: 3
 const warmUpEvents = async (options: SimulatorFeed.SimulatorFeedOptions): Promise<Array<MarketEvent>> => {
   const events: Array<MarketEvent> = []
   await Effect.runPromise(SimulatorFeed.warmUp(options, (batch) => Effect.sync(() => void events.push(...batch))).pipe(
-    Effect.provideService(Market.Market, Market.makeMarket())
+    Effect.provideService(Market.Market, Market.makeMarket()),
+    Effect.provide(Server.marketSimulation)
   ))
   return events
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { isAddressOn } from "../../src/Chain.js"
-import { evmAddress, evmTransactionHash, solanaAddress, solanaSignature } from "../../src/simulator/Addresses.js"
-import { CurveTrade, formatProgress, progressUnits, pumpFunCurve, Reserves } from "../../src/simulator/BondingCurve.js"
-import { Prng } from "../../src/simulator/Prng.js"
-import { Schedule } from "../../src/simulator/Schedule.js"
+import { Chain } from "@spot/domain"
+import { evmAddress, evmTransactionHash, solanaAddress, solanaSignature } from "../src/Addresses.js"
+import { CurveTrade, formatProgress, progressUnits, pumpFunCurve, Reserves } from "../src/BondingCurve.js"
+import { Prng } from "../src/Prng.js"
+import { Schedule } from "../src/Schedule.js"
 
 const intBetween = (minimum: number, maximum: number) =>
   Schema.Int.check(Schema.isGreaterThanOrEqualTo(minimum), Schema.isLessThanOrEqualTo(maximum))
@@ -40,9 +40,9 @@ describe("Addresses", () => {
   it("produces chain-shaped addresses and hashes", () => {
     const prng = new Prng(3)
     for (let i = 0; i < 500; i++) {
-      expect(isAddressOn("solana", solanaAddress(prng))).toBe(true)
+      expect(Chain.isAddressOn("solana", solanaAddress(prng))).toBe(true)
       expect(solanaAddress(prng, "pump").endsWith("pump")).toBe(true)
-      expect(isAddressOn("base", evmAddress(prng))).toBe(true)
+      expect(Chain.isAddressOn("base", evmAddress(prng))).toBe(true)
       expect(evmAddress(prng, "4444")).toMatch(/^0x[0-9a-f]{36}4444$/)
       expect(solanaSignature(prng)).toMatch(/^[1-9A-HJ-NP-Za-km-z]{88}$/)
       expect(evmTransactionHash(prng)).toMatch(/^0x[0-9a-f]{64}$/)

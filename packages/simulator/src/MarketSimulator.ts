@@ -9,25 +9,8 @@
  * alone, never on how a caller chunks time. On-chain events happen at block boundaries of their
  * chain; everything for one block is emitted when its agenda item is due.
  */
-import type { AddressFamily, Chain } from "../Chain.js"
-import { addressFamily, nativeAsset } from "../Chain.js"
-import type {
-  Graduated,
-  IdentityResolved,
-  LiquidityChanged,
-  MarketEvent,
-  MetadataResolved,
-  NativePriceUpdated,
-  SecurityScored,
-  Swap,
-  TokenLaunched,
-  TokenListed,
-  TokenMetadataFields,
-  Transfer,
-  WalletFunded,
-  WalletLabeled
-} from "../events/MarketEvent.js"
-import * as Fixed from "../Fixed.js"
+import type { ChainSlugValue as Chain, Events, MarketEvent } from "@spot/domain"
+import { Chain as Chains, Fixed } from "@spot/domain"
 import { evmAddress, evmTransactionHash, solanaAddress, solanaSignature } from "./Addresses.js"
 import { CurveTrade, formatProgress, progressUnits, Reserves } from "./BondingCurve.js"
 import type { ChainSpec, FateSpec, LaunchpadSpec, QuoteAsset } from "./MarketConfig.js"
@@ -96,7 +79,7 @@ class ChainRuntime implements AgendaItem {
   time = 0
   seq = 0
   readonly name: Chain
-  readonly family: AddressFamily
+  readonly family: Chains.AddressFamily
   readonly bit: number
   readonly launchpadWeights: ReadonlyArray<number>
   /** Native base units per 1e-9 native unit (1 for lamports, 1e9 for wei). */
@@ -120,10 +103,10 @@ class ChainRuntime implements AgendaItem {
     readonly startTime: number
   ) {
     this.name = spec.chain
-    this.family = addressFamily(spec.chain)
+    this.family = Chains.addressFamily(spec.chain)
     this.bit = chainBit(index)
     this.launchpadWeights = cumulativeWeights(spec.launchpads.map((l) => l.weight))
-    const decimals = nativeAsset[spec.chain].decimals
+    const decimals = Chains.nativeAsset[spec.chain].decimals
     this.nanoScale = 10n ** BigInt(decimals - 9)
     this.nativeDecimalsScale = 10n ** BigInt(decimals)
     this.usdMicros = Math.round(spec.nativeUsd * 1e6)
@@ -290,9 +273,9 @@ export class MarketSimulator {
   private readonly meanLaunchGapMs: number
   /** Expected swaps per token outside launch bursts, from the two rate options. */
   private readonly tradesPerToken: number
-  private readonly walletPools: Record<AddressFamily, Array<WalletPool>>
-  private readonly funderPools: Record<AddressFamily, Array<string | undefined>>
-  private readonly cexWallets: Record<AddressFamily, ReadonlyArray<string>>
+  private readonly walletPools: Record<Chains.AddressFamily, Array<WalletPool>>
+  private readonly funderPools: Record<Chains.AddressFamily, Array<string | undefined>>
+  private readonly cexWallets: Record<Chains.AddressFamily, ReadonlyArray<string>>
   private readonly trade = new CurveTrade()
   private out: Array<MarketEvent> = []
   private clock: number
@@ -399,7 +382,7 @@ export class MarketSimulator {
     const time = chain.time
     if (chain.priceCount > 0 || time > this.startTime) chain.stepPrice(this.prng)
     else chain.priceCount++
-    const event: NativePriceUpdated = {
+    const event: Events.NativePriceUpdated = {
       type: "nativePrice",
       // The time is part of the identity: a later run of the simulator (after a restart, with
       // another seed) must not reuse the ids of the prices already in the event log.
@@ -415,7 +398,7 @@ export class MarketSimulator {
   // -------------------------------------------------------------------------------------------
   // Wallets
 
-  private wallet(family: AddressFamily, population: Population): Wallet {
+  private wallet(family: Chains.AddressFamily, population: Population): Wallet {
     const pool = this.walletPools[family][population]!
     const index = this.prng.int(pool.size)
     let wallet = pool.at(index)
@@ -426,7 +409,7 @@ export class MarketSimulator {
     return wallet
   }
 
-  private newWallet(family: AddressFamily, population: Population): Wallet {
+  private newWallet(family: Chains.AddressFamily, population: Population): Wallet {
     const prng = this.prng
     const address = family === "solana" ? solanaAddress(prng) : evmAddress(prng)
     const terminals = family === "solana" ? solanaTerminals : evmTerminals
@@ -471,7 +454,7 @@ export class MarketSimulator {
     return new Wallet(address, population, terminal, labels, profileSource, profile)
   }
 
-  private funderAddress(family: AddressFamily): string {
+  private funderAddress(family: Chains.AddressFamily): string {
     const pool = this.funderPools[family]
     const index = this.prng.int(pool.length)
     let address = pool[index]
@@ -492,7 +475,7 @@ export class MarketSimulator {
     const prng = this.prng
     for (const label of wallet.labels) {
       const delayed = label === "phishing" && prng.chance(0.4)
-      const event: WalletLabeled = {
+      const event: Events.WalletLabeled = {
         type: "walletLabeled",
         id: this.offChainId("walletLabeled", chain.name, wallet.address),
         timestamp: delayed ? time + prng.between(30 * second, 5 * minute) : time,
@@ -506,7 +489,7 @@ export class MarketSimulator {
     }
     if (wallet.profile !== null && wallet.profileSource !== null) {
       const p = wallet.profile
-      const event: IdentityResolved = {
+      const event: Events.IdentityResolved = {
         type: "identityResolved",
         id: this.offChainId("identityResolved", chain.name, wallet.address),
         timestamp: time,
@@ -530,7 +513,7 @@ export class MarketSimulator {
     }
   }
 
-  private funding(chain: ChainRuntime, wallet: Wallet, timestamp: number, fundedAt: number, fromCex: boolean, known: boolean): WalletFunded {
+  private funding(chain: ChainRuntime, wallet: Wallet, timestamp: number, fundedAt: number, fromCex: boolean, known: boolean): Events.WalletFunded {
     const prng = this.prng
     const id = this.offChainId("walletFunded", chain.name, wallet.address)
     if (!known) {
@@ -552,7 +535,7 @@ export class MarketSimulator {
       }
     }
     const cexIndex = prng.int(cexLabels.length)
-    const native = nativeAsset[chain.name]
+    const native = Chains.nativeAsset[chain.name]
     return {
       type: "walletFunded",
       id,
@@ -644,7 +627,7 @@ export class MarketSimulator {
       spec.firstVenue,
       mayhem
     )
-    const launched: TokenLaunched = {
+    const launched: Events.TokenLaunched = {
       type: "tokenLaunched",
       id: `${chain.name}:${hash}:0`,
       timestamp: time,
@@ -663,7 +646,7 @@ export class MarketSimulator {
     this.out.push(launched)
     this.announceCreator(creator, chain, time)
     if (creatorShare > 0n) {
-      const minted: Transfer = {
+      const minted: Events.Transfer = {
         type: "transfer",
         id: `${chain.name}:${hash}:1`,
         timestamp: time,
@@ -696,14 +679,14 @@ export class MarketSimulator {
   }
 
   /** Off-chain follow-ups of a launch: late metadata, security score, listings, metadata edits. */
-  private scheduleLaunchResolutions(token: SimToken, time: number, lateMetadata: TokenMetadataFields | null, name: ReturnType<typeof tokenName>): void {
+  private scheduleLaunchResolutions(token: SimToken, time: number, lateMetadata: Events.TokenMetadataFields | null, name: ReturnType<typeof tokenName>): void {
     const prng = this.prng
     const chain = token.chain.name
     if (lateMetadata !== null) this.later(this.metadataResolved(token, time + prng.between(2 * second, 30 * second), lateMetadata))
     if (prng.chance(0.03)) this.later(this.metadataResolved(token, time + prng.between(1 * minute, 10 * minute), tokenMetadata(prng, name, 1)))
     if (prng.chance(0.85)) {
       const evm = token.chain.family === "evm"
-      const scored: SecurityScored = {
+      const scored: Events.SecurityScored = {
         type: "securityScored",
         id: this.offChainId("securityScored", chain, token.address),
         timestamp: time + prng.between(3 * second, 60 * second),
@@ -719,7 +702,7 @@ export class MarketSimulator {
     if (prng.chance(0.03)) {
       const listedAt = time + prng.between(1 * minute, 20 * minute)
       const isPaid = prng.chance(0.7)
-      const listed: TokenListed = {
+      const listed: Events.TokenListed = {
         type: "tokenListed",
         id: this.offChainId("tokenListed", chain, token.address),
         timestamp: listedAt,
@@ -733,7 +716,7 @@ export class MarketSimulator {
     }
   }
 
-  private metadataResolved(token: SimToken, timestamp: number, metadata: TokenMetadataFields): MetadataResolved {
+  private metadataResolved(token: SimToken, timestamp: number, metadata: Events.TokenMetadataFields): Events.MetadataResolved {
     return {
       type: "metadataResolved",
       id: this.offChainId("metadataResolved", token.chain.name, token.address),
@@ -891,7 +874,7 @@ export class MarketSimulator {
     const quote = token.quote
     const nativeAmount = this.nativeValue(token, quoteAmount)
     const feeSlot = this.prng.nextUint32()
-    const swap: Swap = {
+    const swap: Events.Swap = {
       type: "swap",
       id: `${chain.name}:${hash}:${instruction}`,
       timestamp: time,
@@ -942,7 +925,7 @@ export class MarketSimulator {
   private announceLiquidity(token: SimToken, time: number, block: number, hash: string, instruction: number): void {
     const chain = token.chain
     const quote = token.quote
-    const event: LiquidityChanged = {
+    const event: Events.LiquidityChanged = {
       type: "liquidityChanged",
       id: `${chain.name}:${hash}:${instruction}`,
       timestamp: time,
@@ -980,7 +963,7 @@ export class MarketSimulator {
     reserves.realQuote = reserves.quote
     token.platformFeeBps = spec.name === "pumpfun" ? 5n : 0n
     token.dexFeeBps = spec.poolFeeBps
-    const graduated: Graduated = {
+    const graduated: Events.Graduated = {
       type: "graduated",
       id: `${chain.name}:${hash}:0`,
       timestamp: time,
@@ -992,7 +975,7 @@ export class MarketSimulator {
     }
     this.out.push(graduated)
     this.announceLiquidity(token, time, block, hash, 1)
-    const rescored: SecurityScored = {
+    const rescored: Events.SecurityScored = {
       type: "securityScored",
       id: this.offChainId("securityScored", chain.name, token.address),
       timestamp: time + prng.between(5 * second, 30 * second),
@@ -1048,7 +1031,7 @@ export class MarketSimulator {
       this.introduce(to, chain, time)
       token.holders.add(to, amount)
     }
-    const transfer: Transfer = {
+    const transfer: Events.Transfer = {
       type: "transfer",
       id: `${chain.name}:${hash}:${instruction}`,
       timestamp: time,

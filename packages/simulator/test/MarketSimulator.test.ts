@@ -1,18 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import type { Chain } from "../../src/Chain.js"
-import { chains, isAddressOn } from "../../src/Chain.js"
-import type { MarketEvent, Swap, TokenLaunched } from "../../src/events/MarketEvent.js"
-import { encodeMarketEvent, MarketEvent as MarketEventSchema } from "../../src/events/MarketEvent.js"
-import { defaultSimulatorOptions, MarketSimulator } from "../../src/simulator/MarketSimulator.js"
-import type { SimulatorOptions } from "../../src/simulator/MarketSimulator.js"
+import type { ChainSlugValue as Chain, MarketEvent } from "@spot/domain"
+import { Chain as Chains, Events } from "@spot/domain"
+import { defaultSimulatorOptions, MarketSimulator } from "../src/MarketSimulator.js"
+import type { SimulatorOptions } from "../src/MarketSimulator.js"
 
 const startTime = 1_760_000_000_000
 const minute = 60_000
 
 const small: SimulatorOptions = { seed: 42, startTime, tradesPerSecond: 40, launchesPerMinute: 40 }
 
-const encodeAll = (events: ReadonlyArray<MarketEvent>): Array<string> => events.map((e) => JSON.stringify(encodeMarketEvent(e)))
+const encodeAll = (events: ReadonlyArray<MarketEvent>): Array<string> => events.map((e) => JSON.stringify(Events.encodeMarketEvent(e)))
 
 const lazy = <A>(make: () => A): (() => A) => {
   let value: A | undefined
@@ -22,9 +20,9 @@ const lazy = <A>(make: () => A): (() => A) => {
 /** Six simulated minutes at the default rates, shared by the behavioural checks below. */
 const defaultRun = lazy(() => new MarketSimulator(defaultSimulatorOptions(startTime)).runFor(6 * minute))
 
-const swapsOf = (events: ReadonlyArray<MarketEvent>): Array<Swap> => events.filter((e): e is Swap => e.type === "swap")
-const launchesOf = (events: ReadonlyArray<MarketEvent>): Array<TokenLaunched> =>
-  events.filter((e): e is TokenLaunched => e.type === "tokenLaunched")
+const swapsOf = (events: ReadonlyArray<MarketEvent>): Array<Events.Swap> => events.filter((e): e is Events.Swap => e.type === "swap")
+const launchesOf = (events: ReadonlyArray<MarketEvent>): Array<Events.TokenLaunched> =>
+  events.filter((e): e is Events.TokenLaunched => e.type === "tokenLaunched")
 const key = (chain: Chain, address: string): string => `${chain}:${address}`
 
 describe("MarketSimulator determinism", () => {
@@ -59,12 +57,12 @@ describe("MarketSimulator determinism", () => {
 
 describe("MarketSimulator event stream", () => {
   it("round-trips every event through the MarketEvent schema", () => {
-    const decode = Schema.decodeUnknownSync(MarketEventSchema)
+    const decode = Schema.decodeUnknownSync(Events.MarketEvent)
     const events = new MarketSimulator(small).runFor(90_000)
     const seenTypes = new Set<string>()
     for (const event of events) {
       seenTypes.add(event.type)
-      expect(decode(encodeMarketEvent(event))).toEqual(event)
+      expect(decode(Events.encodeMarketEvent(event))).toEqual(event)
     }
     expect(seenTypes.size).toBeGreaterThanOrEqual(11)
   })
@@ -89,12 +87,12 @@ describe("MarketSimulator event stream", () => {
   it("uses chain-shaped addresses and transaction hashes", () => {
     for (const e of defaultRun()) {
       if (e.type === "swap") {
-        expect(isAddressOn(e.chain, e.token) && isAddressOn(e.chain, e.trader) && isAddressOn(e.chain, e.pool)).toBe(true)
+        expect(Chains.isAddressOn(e.chain, e.token) && Chains.isAddressOn(e.chain, e.trader) && Chains.isAddressOn(e.chain, e.pool)).toBe(true)
         expect(e.transactionHash).toMatch(e.chain === "solana" ? /^[1-9A-HJ-NP-Za-km-z]{88}$/ : /^0x[0-9a-f]{64}$/)
       } else if (e.type === "tokenLaunched") {
-        expect(isAddressOn(e.chain, e.token) && isAddressOn(e.chain, e.creator)).toBe(true)
+        expect(Chains.isAddressOn(e.chain, e.token) && Chains.isAddressOn(e.chain, e.creator)).toBe(true)
       } else if (e.type === "walletFunded" && e.funder !== null) {
-        expect(isAddressOn(e.chain, e.wallet) && isAddressOn(e.chain, e.funder)).toBe(true)
+        expect(Chains.isAddressOn(e.chain, e.wallet) && Chains.isAddressOn(e.chain, e.funder)).toBe(true)
       }
     }
   })
@@ -129,7 +127,7 @@ describe("MarketSimulator market content", () => {
   it("covers all five chains with native prices near their assets", () => {
     const events = defaultRun()
     const expectedUsd: Record<Chain, number> = { solana: 150, base: 3000, bsc: 600, robinhood: 3000, arc: 1 }
-    for (const chain of chains) {
+    for (const chain of Chains.chains) {
       expect(swapsOf(events).some((s) => s.chain === chain)).toBe(true)
       expect(launchesOf(events).some((l) => l.chain === chain)).toBe(true)
       const prices = events.filter((e) => e.type === "nativePrice" && e.chain === chain)
@@ -232,7 +230,7 @@ describe("MarketSimulator market content", () => {
 })
 
 const launchpadByToken = new WeakMap<ReadonlyArray<MarketEvent>, Map<string, string | null>>()
-const launchpadOf = (events: ReadonlyArray<MarketEvent>, swap: Swap): string | null | undefined => {
+const launchpadOf = (events: ReadonlyArray<MarketEvent>, swap: Events.Swap): string | null | undefined => {
   let map = launchpadByToken.get(events)
   if (map === undefined) {
     map = new Map(launchesOf(events).map((l) => [key(l.chain, l.token), l.launchpad]))

@@ -1,7 +1,7 @@
 /**
  * Token names, symbols, links and wallet profiles for the simulated market.
  */
-import type { TokenMetadataFields } from "../events/MarketEvent.js"
+import type { Events } from "@spot/domain"
 import { contentId } from "./Addresses.js"
 import type { Prng } from "./Prng.js"
 
@@ -39,7 +39,7 @@ export const tokenName = (prng: Prng): GeneratedName => {
 }
 
 /** Metadata with socials on some tokens only; `socialsShare` sets how many. */
-export const tokenMetadata = (prng: Prng, name: GeneratedName, socialsShare: number): TokenMetadataFields => {
+export const tokenMetadata = (prng: Prng, name: GeneratedName, socialsShare: number): Events.TokenMetadataFields => {
   const withSocials = prng.chance(socialsShare)
   const handle = `${name.slug}${prng.int(10_000)}`
   return {

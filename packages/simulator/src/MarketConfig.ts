@@ -3,8 +3,8 @@
  * launchpads (with their curves and graduation venues) and fee levels; the trader populations
  * and the token fates. Rates scale with `SimulatorOptions`; these are the proportions.
  */
-import type { Chain } from "../Chain.js"
-import { nativeAsset } from "../Chain.js"
+import type { ChainSlugValue as Chain } from "@spot/domain"
+import { Chain as Chains } from "@spot/domain"
 import type { CurveParameters } from "./BondingCurve.js"
 import { pumpFunCurve, pumpStyleCurve } from "./BondingCurve.js"
 
@@ -116,9 +116,9 @@ const poolLaunch = (
 })
 
 const native = (chain: Chain, symbol: string): QuoteAsset => ({
-  address: nativeAsset[chain].address,
+  address: Chains.nativeAsset[chain].address,
   symbol,
-  decimals: nativeAsset[chain].decimals,
+  decimals: Chains.nativeAsset[chain].decimals,
   isNative: true
 })
 

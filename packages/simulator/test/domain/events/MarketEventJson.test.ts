@@ -7,12 +7,18 @@
  *   same value (fields, their order, bigints, -0); what it declines goes to the schema, so
  *   `fast ?? schema` is the schema. Checked on events the schema generates and on simulated
  *   events broken in many ways (wrong types, bounds, missing and extra fields, odd amounts).
+ *
+ * Here rather than beside the domain's own tests because the simulator depends on the domain,
+ * never the reverse.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Exit } from "effect"
 import * as fc from "fast-check"
-import type { MarketEvent } from "../../src/events/MarketEvent.js"
-import {
+import type { MarketEvent } from "@spot/domain"
+import { Events } from "@spot/domain"
+import { MarketSimulator } from "../../../src/MarketSimulator.js"
+
+const {
   carriesOnlyEventFields,
   decodeMarketEvent,
   decodeMarketEventFast,
@@ -20,9 +26,8 @@ import {
   encodeMarketEventFast,
   fieldCounts,
   marketEventJson,
-  MarketEvent as MarketEventSchema
-} from "../../src/events/MarketEvent.js"
-import { MarketSimulator } from "../../src/simulator/MarketSimulator.js"
+  MarketEvent: MarketEventSchema
+} = Events
 
 /** A value's exact shape: key order, bigints and -0 included (JSON.stringify alone loses them). */
 const exact = (value: unknown): string =>

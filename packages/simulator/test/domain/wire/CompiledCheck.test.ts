@@ -9,19 +9,15 @@
  * `encodeSync` returns or throws its error; (c) schemas with a transformation or a node the
  * compiler does not handle fall back entirely. Small schemas cover what the wire schemas do not
  * use (tuples with rest, optional elements, `Schema.optional`, recursion, numeric literals).
+ *
+ * Here rather than beside the domain's own tests because the simulator depends on the domain,
+ * never the reverse.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { Schema } from "effect"
-import * as CompiledCheck from "../../src/wire/CompiledCheck.js"
-import { MarketEngine } from "../../src/market/MarketEngine.js"
-import { MarketSimulator, defaultSimulatorOptions } from "../../src/simulator/MarketSimulator.js"
-import { Candle, CandlesResponse } from "../../src/wire/Candle.js"
-import { Money } from "../../src/wire/Common.js"
-import { DiscoveryRequest, DiscoveryResponse } from "../../src/wire/Discovery.js"
-import { Position, PositionsPage } from "../../src/wire/Position.js"
-import { Token } from "../../src/wire/Token.js"
-import { Trade } from "../../src/wire/Trade.js"
+import { Candle, CandlesResponse, CompiledCheck, DiscoveryRequest, DiscoveryResponse, MarketEngine, Money, Position, PositionsPage, Token, Trade } from "@spot/domain"
+import { MarketSimulator, defaultSimulatorOptions } from "../../../src/MarketSimulator.js"
 
 type AnySchema = Schema.Codec<unknown, unknown>
 const any = (schema: unknown): AnySchema => schema as AnySchema

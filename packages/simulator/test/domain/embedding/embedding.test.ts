@@ -1,10 +1,12 @@
 /**
- * The domain package as another service embeds it (docs/embedding.md): only its public index, the
- * calling contract that doc states, and the same schemas the service's /openapi.json is made from.
+ * The domain package as another service embeds it (docs/embedding.md), fed by the simulator
+ * package: only their public indexes, the calling contract that doc states, and the same schemas
+ * the service's /openapi.json is made from.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { Candle, Discovery, MarketEngine, Position, Simulator, SnapshotMerge, Token, Trade } from "../../src/index.js"
+import { Candle, Discovery, MarketEngine, Position, SnapshotMerge, Token, Trade } from "@spot/domain"
+import * as Simulator from "../../../src/index.js"
 
 const startTime = 1_700_000_000_000
 

@@ -1,3 +1,0 @@
-export * from "./MarketSimulator.js"
-export * as Prng from "./Prng.js"
-export * as BondingCurve from "./BondingCurve.js"

@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { TradePage as TradePageType } from "@spot/domain"
 import { defaultEngineOptions, Simulator, TradePage } from "@spot/domain"
-import { Market } from "@spot/application"
-import { MemoryTradeStore } from "@spot/adapters-storage"
+import { Market, TradeStore } from "@spot/application"
 import type { ReadApi } from "./support/ReadApi.js"
 import { expectError, expectWire, startReadApi } from "./support/ReadApi.js"
 
@@ -19,7 +18,7 @@ const kept = 5
 
 describe("trade pages past memory", () => {
   let api: ReadApi
-  const store = MemoryTradeStore.make()
+  const store = TradeStore.makeMemory()
   const market = Market.makeMarket({ ...defaultEngineOptions, recentTradesPerToken: kept })
   /** The same events folded with room for every trade: the reference history. */
   const reference = Market.makeMarket({ ...defaultEngineOptions, recentTradesPerToken: 100_000 })
@@ -36,7 +35,7 @@ describe("trade pages past memory", () => {
 
   beforeAll(async () => {
     // The server (and its trade history) first, then the market moves: every trade is seen.
-    api = await startReadApi({ market, tradeStore: MemoryTradeStore.layer(store) })
+    api = await startReadApi({ market, tradeStore: Layer.succeed(TradeStore, store) })
     advance(4 * 60_000)
     const tokens = [...reference.engine.allTokens()]
       .map((t) => ({ chain: t.chain, address: t.address, n: reference.engine.tokenTradePage(t.chain, t.address, null, 100_000).records.length }))

@@ -11,7 +11,7 @@ import { SqlClient } from "effect/sql"
 import { TradeStore } from "@spot/application"
 import type { MarketEvent, TradeRecord, TradesLeftMemory } from "@spot/domain"
 import { MarketEngine, Simulator } from "@spot/domain"
-import { MemoryTradeStore, PgTradeStore } from "@spot/adapters-storage"
+import { PgTradeStore } from "@spot/adapters-storage"
 import * as TestDatabase from "./TestDatabase.js"
 
 const database = await TestDatabase.pick()
@@ -95,7 +95,7 @@ const contract = (name: string, layer: Layer.Layer<TradeStore>) =>
   })
 
 contract(`PgTradeStore (${database.engine})`, Layer.orDie(Layer.provide(PgTradeStore.layer(), database.layer())))
-contract("MemoryTradeStore", MemoryTradeStore.layer(MemoryTradeStore.make()))
+contract("TradeStore.layerMemory", TradeStore.layerMemory)
 
 describe(`trade archive bodies (${database.engine})`, () => {
   it.layer(Layer.orDie(database.layer()), { timeout: 120_000 })((it) => {

@@ -5,15 +5,12 @@
  */
 import { Config, Effect, Layer, Redacted } from "effect"
 import { KeyStore } from "@spot/application"
+import type { MemoryKeyStoreOptions } from "@spot/application"
 import * as ApiKeyHash from "./ApiKeyHash.js"
 
-export interface MemoryKeyStoreOptions {
-  /** Plain keys accepted from the start (named `configured-1`, `configured-2`, ...). */
-  readonly seedKeys?: ReadonlyArray<Redacted.Redacted<string>>
-}
-
 /** The store with the given seed keys. */
-export const layer = (options: MemoryKeyStoreOptions = {}): Layer.Layer<KeyStore> => KeyStore.layerMemory({ ...options, hashing: ApiKeyHash.hashing })
+export const layer = (options: Omit<MemoryKeyStoreOptions, "hashing"> = {}): Layer.Layer<KeyStore> =>
+  KeyStore.layerMemory({ ...options, hashing: ApiKeyHash.hashing })
 
 /** `SPOT_API_KEYS`: comma-separated plain keys; blanks ignored; absent means no key. */
 export const seedKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<string>>> = Config.Redacted("SPOT_API_KEYS").pipe(

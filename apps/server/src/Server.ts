@@ -15,7 +15,7 @@ import type { StreamLimits } from "@spot/adapters-ws"
 // Named in the inferred type of `layer` (the server's services, DirectReads' among them).
 import type { DirectReads as _DirectReads } from "@spot/adapters-http"
 import { MarketSimulator } from "@spot/simulator"
-import { ApiKeyHash, DataDirLock, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore, MemoryTradeStore } from "@spot/adapters-storage"
+import { ApiKeyHash, DataDirLock, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore } from "@spot/adapters-storage"
 import * as NodeServer from "./NodeServer.js"
 import * as SnapshotWorker from "./SnapshotWorker.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -292,7 +292,7 @@ export interface ServerOverrides {
  * database's too; a service given another event log (tests) keeps its archive in memory as well.
  */
 const tradeStoreOf = (overrides: ServerOverrides, database: Layer.Layer<PgDatabase.Database>): Layer.Layer<TradeStore> =>
-  overrides.tradeStore ?? (overrides.eventStore === undefined ? PgTradeStore.layer().pipe(Layer.provide(database)) : MemoryTradeStore.layer())
+  overrides.tradeStore ?? (overrides.eventStore === undefined ? PgTradeStore.layer().pipe(Layer.provide(database)) : TradeStore.layerMemory)
 
 export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => {
   const developmentKey = developmentKeyOf(config)

@@ -1,6 +1,9 @@
-/** Storage adapters: key stores (memory, file, PostgreSQL), the event log (memory, PostgreSQL), the database (server or embedded PGlite). */
+/**
+ * Storage adapters: key stores (memory with node:crypto hashing, file, PostgreSQL), the event log and
+ * the trade archive (PostgreSQL; their memory layers are the ports' own), the database (server or
+ * embedded PGlite).
+ */
 export * as MemoryKeyStore from "./memory/MemoryKeyStore.js"
-export * as MemoryEventStore from "./memory/MemoryEventStore.js"
 export * as ApiKeyHash from "./memory/ApiKeyHash.js"
 export * as FileKeyStore from "./file/FileKeyStore.js"
 export * as DataDirLock from "./file/DataDirLock.js"
@@ -12,4 +15,3 @@ export * as FileSnapshotStore from "./snapshot/FileSnapshotStore.js"
 export * as MemorySnapshotStore from "./snapshot/MemorySnapshotStore.js"
 export * as LogIdentityLive from "./snapshot/LogIdentityLive.js"
 export * as PgTradeStore from "./pg/PgTradeStore.js"
-export * as MemoryTradeStore from "./memory/MemoryTradeStore.js"

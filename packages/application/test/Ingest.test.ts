@@ -1,40 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Stream } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { EventStore, Ingest, Market, StoreUnavailable } from "@spot/application"
-import type { StoredEvent } from "@spot/application"
+import { EventStore, Ingest, Market } from "@spot/application"
 import { Events } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
-import type { MarketEvent } from "@spot/domain"
 import { firstDifference, readsOf } from "../../domain/test/support/EngineReads.js"
 
 /** The service's clock at the wall clock's time (the test clock starts at 0, before every event here): ingest refuses events dated past it. */
 const serviceClockNow = Layer.effectDiscard(TestClock.setTime(Date.now()))
-
-/** The smallest log with the port's contract (the real ones are tested in adapters-storage). */
-const memoryStore = () => {
-  const log: Array<StoredEvent> = []
-  const ids = new Set<string>()
-  const state = { log, unavailable: false }
-  const down = () => new StoreUnavailable({ message: "down" })
-  const service = EventStore.of({
-    append: (events) => Effect.suspend(() => {
-      if (state.unavailable) return Effect.fail(down())
-      const accepted: Array<MarketEvent> = []
-      for (const e of events) if (!ids.has(e.id)) {
-        ids.add(e.id)
-        accepted.push(e)
-        log.push({ seq: log.length + 1, event: e })
-      }
-      return Effect.succeed({ accepted, duplicates: events.length - accepted.length, firstSeq: accepted.length > 0 ? log.length - accepted.length + 1 : 0, lastSeq: accepted.length > 0 ? log.length : 0 })
-    }),
-    replay: (after) => Stream.suspend(() => state.unavailable ? Stream.fail(down()) : Stream.fromIterable(log.length > after ? [log.slice(after)] : [])),
-    replayText: () => Stream.die("not used by these tests"),
-    head: Effect.succeed(null)
-  })
-  return { state, service }
-}
 
 const simulated = new Simulator.MarketSimulator({ seed: 9, startTime: 1_700_000_000_000, tradesPerSecond: 20, launchesPerMinute: 20 }).runFor(2 * 60_000)
 const wire = simulated.map((e) => Events.encodeMarketEvent(e))
@@ -64,9 +38,9 @@ const oneFold = (() => {
 })()
 
 const setup = () => {
-  const { state: store, service } = memoryStore()
+  const store = EventStore.makeMemory()
   const market = Market.makeMarket()
-  const liveClockLayer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, service)]))
+  const liveClockLayer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, store)]))
   return { store, market, layer: Layer.merge(liveClockLayer, serviceClockNow), liveClockLayer }
 }
 

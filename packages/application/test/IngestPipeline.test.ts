@@ -5,10 +5,9 @@
  * appending them; an admitted batch completes even if its request is interrupted.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { EventStore, Ingest, Market, StoreUnavailable } from "@spot/application"
-import type { StoredEvent } from "@spot/application"
 import { Events } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import type { MarketEvent } from "@spot/domain"
@@ -24,13 +23,12 @@ interface AppendCall {
   readonly foldedAtStart: number
 }
 
-/** An in-memory log whose appends can be held at a gate, made to fail, or to fail after committing. */
+/** The port's memory log with its appends made controllable: held at a gate, made to fail, or to fail after committing. */
 const controlledStore = (market: Market.MarketShape) => {
-  const log: Array<StoredEvent> = []
-  const ids = new Set<string>()
+  const memory = EventStore.makeMemory()
   const calls: Array<AppendCall> = []
   const control = {
-    log,
+    log: memory.log,
     calls,
     /** When set, the next append waits for it. */
     gate: undefined as Deferred.Deferred<void> | undefined,
@@ -39,19 +37,12 @@ const controlledStore = (market: Market.MarketShape) => {
     /** What the next append does once past the gate. */
     next: "commit" as "commit" | "fail" | "commitThenFail"
   }
-  const commit = (events: ReadonlyArray<MarketEvent>) => {
-    const accepted: Array<MarketEvent> = []
-    for (const e of events) {
-      if (ids.has(e.id)) continue
-      ids.add(e.id)
-      accepted.push(e)
-      log.push({ seq: log.length + 1, event: e })
-    }
-    return { accepted, duplicates: events.length - accepted.length, firstSeq: accepted.length > 0 ? log.length - accepted.length + 1 : 0, lastSeq: accepted.length > 0 ? log.length : 0 }
-  }
   /** Stores events as an append whose client gave up would, committing after all (late). */
-  const commitLate = (events: ReadonlyArray<MarketEvent>) => void commit(events)
+  const commitLate = (events: ReadonlyArray<MarketEvent>) => void Effect.runSync(memory.append(events))
   const service = EventStore.of({
+    replay: memory.replay,
+    replayText: memory.replayText,
+    head: memory.head,
     append: (events) =>
       Effect.gen(function*() {
         calls.push({ firstId: events[0]?.id ?? "", size: events.length, foldedAtStart: market.engine.stats.events })
@@ -64,13 +55,10 @@ const controlledStore = (market: Market.MarketShape) => {
         const outcome = control.next
         control.next = "commit"
         if (outcome === "fail") return yield* new StoreUnavailable({ message: "down" })
-        const result = commit(events)
+        const result = yield* memory.append(events)
         if (outcome === "commitThenFail") return yield* new StoreUnavailable({ message: "connection lost during COMMIT" })
         return result
-      }),
-    replay: (after) => Stream.suspend(() => Stream.fromIterable(log.length > after ? [log.slice(after)] : [])),
-    replayText: () => Stream.die("not used by these tests"),
-    head: Effect.succeed(null)
+      })
   })
   return { control: Object.assign(control, { commitLate }), service }
 }
@@ -295,15 +283,15 @@ describe("Ingest with the events' JSON texts (NDJSON)", () => {
   it.effect("stores a text as sent when it holds just its event's fields; re-encodes the others", () => {
     const market = Market.makeMarket()
     const appended: Array<{ ids: Array<string>; bodies: ReadonlyArray<string | undefined> | undefined }> = []
+    const memory = EventStore.makeMemory()
     const store = EventStore.of({
-      append: (events, bodies) =>
-        Effect.sync(() => {
-          appended.push({ ids: events.map((e) => e.id), bodies })
-          return { accepted: events, duplicates: 0, firstSeq: 1, lastSeq: events.length }
-        }),
-      replay: () => Stream.empty,
-      replayText: () => Stream.empty,
-      head: Effect.succeed(null)
+      replay: memory.replay,
+      replayText: memory.replayText,
+      head: memory.head,
+      append: (events, bodies) => {
+        appended.push({ ids: events.map((e) => e.id), bodies })
+        return memory.append(events, bodies)
+      }
     })
     const layer = Ingest.layer.pipe(Layer.provide([Layer.succeed(Market.Market, market), Layer.succeed(EventStore, store)]), Layer.merge(serviceClockNow))
     return Effect.gen(function*() {

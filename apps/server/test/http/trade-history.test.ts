@@ -11,8 +11,7 @@ import { Effect, Layer } from "effect"
 import type { TradePage as TradePageType } from "@spot/domain"
 import { defaultEngineOptions, TradePage } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
-import { Market } from "@spot/application"
-import { MemoryTradeStore } from "@spot/adapters-storage"
+import { Market, TradeStore } from "@spot/application"
 import type { ReadApi } from "./support/ReadApi.js"
 import { expectError, expectWire, startReadApi } from "./support/ReadApi.js"
 
@@ -20,7 +19,7 @@ const kept = 5
 
 describe("trade pages past memory", () => {
   let api: ReadApi
-  const store = MemoryTradeStore.make()
+  const store = TradeStore.makeMemory()
   const market = Market.makeMarket({ ...defaultEngineOptions, recentTradesPerToken: kept })
   /** The same events folded with room for every trade: the reference history. */
   const reference = Market.makeMarket({ ...defaultEngineOptions, recentTradesPerToken: 100_000 })
@@ -37,7 +36,7 @@ describe("trade pages past memory", () => {
 
   beforeAll(async () => {
     // The server (and its trade history) first, then the market moves: every trade is seen.
-    api = await startReadApi({ market, tradeStore: MemoryTradeStore.layer(store) })
+    api = await startReadApi({ market, tradeStore: Layer.succeed(TradeStore, store) })
     advance(4 * 60_000)
     const tokens = [...reference.engine.allTokens()]
       .map((t) => ({ chain: t.chain, address: t.address, n: reference.engine.tokenTradePage(t.chain, t.address, null, 100_000).records.length }))

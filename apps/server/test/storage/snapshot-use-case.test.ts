@@ -6,15 +6,15 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Layer, Option, Scope, Stream } from "effect"
-import { Ingest, Market, SnapshotBuilder, SnapshotBuildFailed, Snapshots, SnapshotStoreError } from "@spot/application"
-import type { RestoreOutcome, SnapshotHeader, SnapshotSettings, TakeOutcome } from "@spot/application"
+import { EventStore, Ingest, Market, SnapshotBuilder, SnapshotBuildFailed, Snapshots, SnapshotStoreError } from "@spot/application"
+import type { MemoryEventStore, RestoreOutcome, SnapshotHeader, SnapshotSettings, TakeOutcome } from "@spot/application"
 import { EngineSnapshot, Events, MarketEngine } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { MarketEvent } from "@spot/domain"
-import { FileSnapshotStore, LogIdentityLive, MemoryEventStore, MemorySnapshotStore } from "@spot/adapters-storage"
+import { FileSnapshotStore, LogIdentityLive, MemorySnapshotStore } from "@spot/adapters-storage"
 import * as SnapshotWorker from "../../src/SnapshotWorker.js"
 
 const events: Array<MarketEvent> = new Simulator.MarketSimulator({ seed: 9, startTime: 1_767_000_000_000, tradesPerSecond: 30, launchesPerMinute: 30 }).runFor(3 * 60_000)
@@ -28,7 +28,7 @@ interface Instance {
 }
 
 const start = async (
-  log: MemoryEventStore.MemoryEventStore,
+  log: MemoryEventStore,
   files: MemorySnapshotStore.MemorySnapshotStore,
   logId: string,
   snapshotSettings: SnapshotSettings = settings,
@@ -41,7 +41,7 @@ const start = async (
       LogIdentityLive.layerFixed(logId),
       builder === undefined ? Layer.empty : Layer.succeed(SnapshotBuilder, builder)
     )),
-    Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(Layer.succeed(Market.Market, market), MemoryEventStore.layer(log)))))
+    Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(Layer.succeed(Market.Market, market), Layer.succeed(EventStore, log)))))
   )
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
@@ -70,7 +70,7 @@ const served = (market: Market.MarketShape): string => {
 
 /** A log with all events, snapshots taken at a third and two thirds, and the full replay's answers. */
 const prepare = async () => {
-  const log = MemoryEventStore.makeUnsafe()
+  const log = EventStore.makeMemory()
   const files = MemorySnapshotStore.makeUnsafe()
   const writer = await start(log, files, "log-1")
   await run(writer.snapshots.restore)
@@ -89,7 +89,7 @@ const prepare = async () => {
   return { log, files, expected, older: older!, newer: newer! }
 }
 
-const restart = async (log: MemoryEventStore.MemoryEventStore, files: MemorySnapshotStore.MemorySnapshotStore, logId = "log-1") => {
+const restart = async (log: MemoryEventStore, files: MemorySnapshotStore.MemorySnapshotStore, logId = "log-1") => {
   const instance = await start(log, files, logId)
   const outcome: RestoreOutcome = await run(instance.snapshots.restore)
   const tail = await run(instance.ingest.catchUp)
@@ -103,7 +103,7 @@ const restart = async (log: MemoryEventStore.MemoryEventStore, files: MemorySnap
 }
 
 /** Restarts from the snapshot at `seq` alone (the others dropped): what a start from it serves. */
-const restartFrom = (log: MemoryEventStore.MemoryEventStore, files: MemorySnapshotStore.MemorySnapshotStore, seq: number) => {
+const restartFrom = (log: MemoryEventStore, files: MemorySnapshotStore.MemorySnapshotStore, seq: number) => {
   for (const [name, entry] of [...files.entries]) if (entry.header.seq !== seq) files.entries.delete(name)
   return restart(log, files)
 }
@@ -159,7 +159,7 @@ describe("Snapshots use case", () => {
   })
 
   it("takes snapshots periodically once enough events were folded, and at shutdown", async () => {
-    const log = MemoryEventStore.makeUnsafe()
+    const log = EventStore.makeMemory()
     const files = MemorySnapshotStore.makeUnsafe()
     const instance = await start(log, files, "log-1", { enabled: true, everyEvents: 1_500, minIntervalMs: 0, checkEveryMs: 20 })
     await run(instance.snapshots.restore)
@@ -176,7 +176,7 @@ describe("Snapshots use case", () => {
   })
 
   it("writes the engine a step per event-loop turn: reads are answered between the steps, a fold waits for the last", async () => {
-    const log = MemoryEventStore.makeUnsafe()
+    const log = EventStore.makeMemory()
     const files = MemorySnapshotStore.makeUnsafe()
     const writer = await start(log, files, "log-1", { ...settings, stepMs: 0 })
     await run(writer.snapshots.restore)
@@ -211,7 +211,7 @@ describe("Snapshots use case", () => {
   })
 
   it("a stop during a periodic snapshot's steps ends it, frees the lock, and writes its own", async () => {
-    const log = MemoryEventStore.makeUnsafe()
+    const log = EventStore.makeMemory()
     const files = MemorySnapshotStore.makeUnsafe()
     const writer = await start(log, files, "log-1", { enabled: true, everyEvents: 1_000, minIntervalMs: 0, checkEveryMs: 5, stepMs: 0 })
     await run(writer.snapshots.restore)
@@ -267,7 +267,7 @@ describe("Snapshots built in a worker thread", () => {
   }
 
   it("folding goes on while a worker builds the snapshot, and what it built restores to the market a full replay makes", async () => {
-    const log = MemoryEventStore.makeUnsafe()
+    const log = EventStore.makeMemory()
     const files = MemorySnapshotStore.makeUnsafe()
     const gate = gated()
     const writer = await start(log, files, "log-1", settings, gate.builder)
@@ -304,7 +304,7 @@ describe("Snapshots built in a worker thread", () => {
   })
 
   it("a build that fails is serialized here instead (folding held), and a base that does not load is one", async () => {
-    const log = MemoryEventStore.makeUnsafe()
+    const log = EventStore.makeMemory()
     const files = MemorySnapshotStore.makeUnsafe()
     let calls = 0
     const failing = SnapshotBuilder.of({
@@ -340,7 +340,7 @@ describe("Snapshots built in a worker thread", () => {
   })
 
   it("a stop during a build ends it and writes the stop's own snapshot", async () => {
-    const log = MemoryEventStore.makeUnsafe()
+    const log = EventStore.makeMemory()
     const files = MemorySnapshotStore.makeUnsafe()
     const gate = gated()
     gate.close()

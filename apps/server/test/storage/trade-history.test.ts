@@ -7,26 +7,26 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
-import { Ingest, Market, Snapshots, TradeHistory } from "@spot/application"
-import type { SnapshotSettings } from "@spot/application"
+import { EventStore, Ingest, Market, Snapshots, TradeHistory, TradeStore } from "@spot/application"
+import type { MemoryEventStore, MemoryTradeStore, SnapshotSettings } from "@spot/application"
 import { defaultEngineOptions } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import type { MarketEvent, TradeRecord } from "@spot/domain"
-import { LogIdentityLive, MemoryEventStore, MemorySnapshotStore, MemoryTradeStore } from "@spot/adapters-storage"
+import { LogIdentityLive, MemorySnapshotStore } from "@spot/adapters-storage"
 
 const events: Array<MarketEvent> = new Simulator.MarketSimulator({ seed: 19, startTime: 1_767_000_000_000, tradesPerSecond: 30, launchesPerMinute: 30 }).runFor(3 * 60_000)
 const settings: SnapshotSettings = { enabled: true, everyEvents: 1_000_000_000, minIntervalMs: 0 }
 const historySettings: TradeHistory.TradeHistorySettings = { flushEveryMs: 20, tradesPerWrite: 300, retryAfterMs: 20 }
 
-const start = async (log: MemoryEventStore.MemoryEventStore, files: MemorySnapshotStore.MemorySnapshotStore, archive: MemoryTradeStore.MemoryTradeStore) => {
+const start = async (log: MemoryEventStore, files: MemorySnapshotStore.MemorySnapshotStore, archive: MemoryTradeStore) => {
   // a small memory, so most trades leave it for the archive
   const market = Market.makeMarket({ ...defaultEngineOptions, recentTradesPerToken: 6 })
   const marketLayer = Layer.succeed(Market.Market, market)
-  const history = TradeHistory.layer(historySettings).pipe(Layer.provide(Layer.merge(marketLayer, MemoryTradeStore.layer(archive))))
+  const history = TradeHistory.layer(historySettings).pipe(Layer.provide(Layer.merge(marketLayer, Layer.succeed(TradeStore, archive))))
   const layer = Snapshots.layer(settings).pipe(
     Layer.provide(Layer.merge(MemorySnapshotStore.layer(files), LogIdentityLive.layerFixed("log-1"))),
     Layer.provideMerge(history),
-    Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(marketLayer, MemoryEventStore.layer(log)))))
+    Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(marketLayer, Layer.succeed(EventStore, log)))))
   )
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
@@ -51,8 +51,8 @@ const inMemory = (market: Market.MarketShape) => {
 describe("trade history with snapshots", () => {
   it("snapshots only what the archive holds; a restart after a crash archives exactly the missing trades", async () => {
     // A market that never stops: the reference archive.
-    const referenceArchive = MemoryTradeStore.make()
-    const reference = await start(MemoryEventStore.makeUnsafe(), MemorySnapshotStore.makeUnsafe(), referenceArchive)
+    const referenceArchive = TradeStore.makeMemory()
+    const reference = await start(EventStore.makeMemory(), MemorySnapshotStore.makeUnsafe(), referenceArchive)
     await run(reference.ingest.publishTrusted(events))
     await run(reference.history.flush)
     const expected = bySeq(referenceArchive.stored())
@@ -61,9 +61,9 @@ describe("trade history with snapshots", () => {
     expect(expected.length + inMemory(reference.market)).toBe(reference.market.engine.stats.trades)
     await reference.close()
 
-    const log = MemoryEventStore.makeUnsafe()
+    const log = EventStore.makeMemory()
     const files = MemorySnapshotStore.makeUnsafe()
-    const archive = MemoryTradeStore.make()
+    const archive = TradeStore.makeMemory()
     const first = await start(log, files, archive)
     await run(first.snapshots.restore)
     await run(first.ingest.publishTrusted(events.slice(0, 2_500)))
@@ -82,7 +82,7 @@ describe("trade history with snapshots", () => {
     const snapshotsBefore = files.entries.size
 
     // Crash: the queued trades never reach the archive (a copy of it as the crash left it).
-    const afterCrash = MemoryTradeStore.make()
+    const afterCrash = TradeStore.makeMemory()
     await run(afterCrash.write(archive.groups()))
     const second = await start(log, files, afterCrash)
     expect((await run(second.snapshots.restore))._tag).toBe("Restored")

@@ -9,6 +9,7 @@
  */
 import * as crypto from "node:crypto"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import type { ApiKeyHashing } from "@spot/application"
 
 export const apiKeyPrefix = "sk_live_"
 
@@ -32,3 +33,6 @@ export const sameHash = (a: string, b: string): boolean => {
   const right = Buffer.from(b, "utf8")
   return left.length === right.length && timingSafeEqual(left, right)
 }
+
+/** These functions as a key store is given them (`KeyStore.layerMemory`). */
+export const hashing: ApiKeyHashing = { generate: generateApiKey, hash: hashApiKey, sameHash }

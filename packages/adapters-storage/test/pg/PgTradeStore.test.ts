@@ -12,7 +12,7 @@ import { TradeStore } from "@spot/application"
 import type { MarketEvent, TradeRecord, TradesLeftMemory } from "@spot/domain"
 import { MarketEngine } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
-import { MemoryTradeStore, PgTradeStore } from "@spot/adapters-storage"
+import { PgTradeStore } from "@spot/adapters-storage"
 import * as TestDatabase from "./TestDatabase.js"
 
 const database = await TestDatabase.pick()
@@ -96,7 +96,7 @@ const contract = (name: string, layer: Layer.Layer<TradeStore>) =>
   })
 
 contract(`PgTradeStore (${database.engine})`, Layer.orDie(Layer.provide(PgTradeStore.layer(), database.layer())))
-contract("MemoryTradeStore", MemoryTradeStore.layer(MemoryTradeStore.make()))
+contract("TradeStore.layerMemory", TradeStore.layerMemory)
 
 describe(`trade archive bodies (${database.engine})`, () => {
   it.layer(Layer.orDie(database.layer()), { timeout: 120_000 })((it) => {

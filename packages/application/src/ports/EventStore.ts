@@ -4,8 +4,7 @@
  * the in-memory engine is a projection rebuilt by replaying the log in that order
  * (docs/storage.md).
  */
-import { Context, Data } from "effect"
-import type { Effect, Stream } from "effect"
+import { Context, Data, Effect, Layer, Stream } from "effect"
 import { Events } from "@spot/domain"
 import type { MarketEvent } from "@spot/domain"
 
@@ -84,4 +83,59 @@ export interface EventStoreShape {
   readonly head: Effect.Effect<LogHead | null, StoreUnavailable>
 }
 
-export class EventStore extends Context.Service<EventStore, EventStoreShape>()("@spot/application/EventStore") {}
+/**
+ * The log in memory, with what a test inspects and switches: the stored events, and an outage.
+ * Same contract as the PostgreSQL store (ids unique, seq from 1 in append order, all-or-nothing
+ * appends); it keeps the decoded events, so `replayText` gives each one's canonical JSON.
+ */
+export interface MemoryEventStore extends EventStoreShape {
+  /** Every stored event, in seq order. */
+  readonly log: ReadonlyArray<StoredEvent>
+  /** While set, every call fails with `StoreUnavailable`. */
+  unavailable: boolean
+}
+
+const makeMemory = (): MemoryEventStore => {
+  const log: Array<StoredEvent> = []
+  const ids = new Set<string>()
+  const down = () => new StoreUnavailable({ message: "memory event store switched off" })
+  const store: MemoryEventStore = {
+    log,
+    unavailable: false,
+    append: (events) =>
+      Effect.suspend(() => {
+        if (store.unavailable) return Effect.fail(down())
+        const accepted: Array<MarketEvent> = []
+        for (const event of events) {
+          if (ids.has(event.id)) continue
+          ids.add(event.id)
+          accepted.push(event)
+          log.push({ seq: log.length + 1, event })
+        }
+        const result: AppendResult = { accepted, duplicates: events.length - accepted.length, firstSeq: accepted.length > 0 ? log.length - accepted.length + 1 : 0, lastSeq: accepted.length > 0 ? log.length : 0 }
+        return Effect.succeed(result)
+      }),
+    replay: (afterSeq, batchSize) =>
+      Stream.suspend(() => {
+        if (store.unavailable) return Stream.fail(down())
+        const chunks: Array<ReadonlyArray<StoredEvent>> = []
+        for (let i = afterSeq; i < log.length; i += batchSize) chunks.push(log.slice(i, i + batchSize))
+        return Stream.fromIterable(chunks)
+      }),
+    replayText: (afterSeq, batchSize) =>
+      Stream.map(store.replay(afterSeq, batchSize), (chunk) => chunk.map(({ event, seq }) => ({ seq, text: Events.marketEventJson(event) }))),
+    head: Effect.suspend(() => {
+      if (store.unavailable) return Effect.fail(down())
+      const last = log[log.length - 1]
+      return Effect.succeed(last === undefined ? null : { seq: last.seq, timestamp: last.event.timestamp })
+    })
+  }
+  return store
+}
+
+export class EventStore extends Context.Service<EventStore, EventStoreShape>()("@spot/application/EventStore") {
+  /** A new, empty log in memory, for a test that keeps its handle (`Layer.succeed(EventStore, store)`). */
+  static readonly makeMemory: () => MemoryEventStore = makeMemory
+  /** A new, empty log in memory each time the layer is built: for tests and for running without persistence. */
+  static readonly layerMemory: Layer.Layer<EventStore> = Layer.sync(EventStore, makeMemory)
+}

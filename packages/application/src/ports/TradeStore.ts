@@ -6,12 +6,11 @@
  * the order they left (`leftAt`, deterministic: the same log folds to the same groups).
  * docs/storage.md, "Trade history".
  */
-import { Context } from "effect"
-import type { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { Chain as ChainSlug, TradeRecord, TradesLeftMemory } from "@spot/domain"
 import { isOlderThan } from "@spot/domain"
 type Chain = ChainSlug.Chain
-import type { StoreUnavailable } from "./EventStore.js"
+import { StoreUnavailable } from "./EventStore.js"
 
 /** A keyset position in a trade feed: strictly older than (timestamp, seq) comes next. */
 export interface TradePosition {
@@ -46,4 +45,69 @@ export interface TradeStoreShape {
   readonly lastLeftAt: Effect.Effect<number, StoreUnavailable>
 }
 
-export class TradeStore extends Context.Service<TradeStore, TradeStoreShape>()("@spot/application/TradeStore") {}
+/**
+ * The archive in memory, with what a test inspects and switches: the stored trades and groups,
+ * and an outage. Same contract as the PostgreSQL archive (idempotent writes of the groups that
+ * left memory, pages newest first strictly older than a position).
+ */
+export interface MemoryTradeStore extends TradeStoreShape {
+  /** While true, every call fails with StoreUnavailable. */
+  failing: boolean
+  /** Every stored trade, in write order. */
+  readonly stored: () => ReadonlyArray<TradeRecord>
+  /** Every stored group, in write order (a copy of the archive is a new store written with these). */
+  readonly groups: () => ReadonlyArray<TradesLeftMemory>
+}
+
+const makeMemory = (): MemoryTradeStore => {
+  const stored: Array<TradeRecord> = []
+  const groups: Array<TradesLeftMemory> = []
+  const seqs = new Set<number>()
+  const byToken = new Map<string, Array<TradeRecord>>()
+  let last = 0
+  const down = () => new StoreUnavailable({ message: "trade archive unavailable (memory store set to fail)" })
+  const store: MemoryTradeStore = {
+    failing: false,
+    stored: () => [...stored],
+    groups: () => [...groups],
+    write: (written: ReadonlyArray<TradesLeftMemory>) =>
+      Effect.suspend(() => {
+        if (store.failing) return Effect.fail(down())
+        for (const group of written) {
+          if (group.leftAt > last) last = group.leftAt
+          if (!group.trades.some((t) => !seqs.has(t.seq))) continue
+          groups.push(group)
+          for (const trade of group.trades) {
+            if (seqs.has(trade.seq)) continue
+            seqs.add(trade.seq)
+            stored.push(trade)
+            const key = `${group.chain}:${group.token}`
+            const list = byToken.get(key)
+            if (list === undefined) byToken.set(key, [trade])
+            else list.push(trade)
+          }
+        }
+        return Effect.void
+      }),
+    older: (chain: Chain, token: string, before: TradePosition | null, limit: number) =>
+      Effect.suspend(() => {
+        if (store.failing) return Effect.fail(down())
+        const list = byToken.get(`${chain}:${token}`) ?? []
+        return Effect.succeed(
+          list
+            .filter((t) => isOlder(t, before))
+            .sort(newestFirst)
+            .slice(0, limit)
+        )
+      }),
+    lastLeftAt: Effect.suspend(() => (store.failing ? Effect.fail(down()) : Effect.succeed(last)))
+  }
+  return store
+}
+
+export class TradeStore extends Context.Service<TradeStore, TradeStoreShape>()("@spot/application/TradeStore") {
+  /** A new, empty archive in memory, for a test that keeps its handle (`Layer.succeed(TradeStore, store)`). */
+  static readonly makeMemory: () => MemoryTradeStore = makeMemory
+  /** A new, empty archive in memory each time the layer is built: for tests and for a service without a database. */
+  static readonly layerMemory: Layer.Layer<TradeStore> = Layer.sync(TradeStore, makeMemory)
+}

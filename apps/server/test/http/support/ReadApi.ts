@@ -10,10 +10,10 @@ import { expect } from "@effect/vitest"
 import type { MarketEvent } from "@spot/domain"
 import { ErrorEnvelope } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
-import { Market } from "@spot/application"
+import { EventStore, Market } from "@spot/application"
 import type { MarketShape, RateLimits, TradeStore } from "@spot/application"
 import { RateLimiterLive } from "@spot/adapters-http"
-import { MemoryEventStore, MemoryKeyStore } from "@spot/adapters-storage"
+import { MemoryKeyStore } from "@spot/adapters-storage"
 import * as Server from "../../../src/Server.js"
 import type { ServerConfig } from "../../../src/ServerConfig.js"
 
@@ -121,7 +121,7 @@ export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => 
   }
   const serverLayer = Server.layer(config, {
     market: Layer.succeed(Market.Market, options.market),
-    eventStore: MemoryEventStore.layer(),
+    eventStore: EventStore.layerMemory,
     keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey), Redacted.make(otherApiKey)] }),
     rateLimiter: RateLimiterLive.layer(options.limits ?? { keyPerMinute: 100_000, ipPerMinute: 100_000 }),
     announce: false,

@@ -6,11 +6,11 @@
 import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { WebSocket } from "ws"
-import { Market } from "@spot/application"
+import { EventStore, Market } from "@spot/application"
 import type { KeyStoreShape, MarketShape, RateLimits } from "@spot/application"
 import { KeyStore } from "@spot/application"
 import { RateLimiterLive } from "@spot/adapters-http"
-import { MemoryEventStore, MemoryKeyStore } from "@spot/adapters-storage"
+import { MemoryKeyStore } from "@spot/adapters-storage"
 import type { StreamLimits, StreamServer } from "@spot/adapters-ws"
 import { StreamLayer } from "@spot/adapters-ws"
 import * as Server from "../../../src/Server.js"
@@ -41,7 +41,7 @@ export const startStreamApi = async (options: StreamServerOptions): Promise<Stre
   const config: ServerConfig = { port: 0, host: "127.0.0.1", simulator: null, cursorSecret: Option.some(Redacted.make(cursorSecret)), apiKeys: [], dataDir: testDataDir() }
   const serverLayer = Server.layer(config, {
     market: Layer.succeed(Market.Market, options.market),
-    eventStore: MemoryEventStore.layer(),
+    eventStore: EventStore.layerMemory,
     keyStore: options.keyStore ?? MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey), Redacted.make(otherApiKey)] }),
     rateLimiter: RateLimiterLive.layer(options.limits ?? { keyPerMinute: 1_000_000, ipPerMinute: 1_000_000 }),
     announce: false,

@@ -26,7 +26,7 @@ import {
 import { createHash, randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { Gcra } from "@spot/domain"
-import { KeyStore } from "@spot/application"
+import { Admission, KeyStore } from "@spot/application"
 import { ApiRoute, ApiServer, RateLimiterLive } from "../src/index.js"
 
 const platformKey = { id: "key_1", name: "bench", createdAt: 0, expiresAt: null, revokedAt: null }
@@ -161,6 +161,7 @@ if (mode === "raw" || mode === "bare") {
       )
     }).pipe(
       Layer.provide(NodeHttpServer.layer(createServer, { port })),
+      Layer.provide(Admission.layer()),
       Layer.provide(keyStore),
       Layer.provide(RateLimiterLive.layer({ keyPerMinute: 1e9, ipPerMinute: 1e9 }))
     )

@@ -242,10 +242,11 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
 )
 
 /**
- * How long Admission reuses the key store's answer for a key (the KeyCache): a client's steady stream of requests then costs one store lookup per half
- * second, not one per request. The stores re-read their keys about once a second, so a revocation
- * made elsewhere (the `keys` command, another server) takes at most 0.5 s longer to reach a
- * request; expiry stays exact. The stream handshake asks the store every time.
+ * How long Admission reuses the key store's answer for a key (the KeyCache): a client's steady
+ * stream of requests then costs one store lookup per half second, not one per request. The
+ * stores re-read their keys about once a second, so a revocation made elsewhere (the `keys`
+ * command, another server) takes at most 0.5 s longer to reach a request; expiry stays exact.
+ * The stream handshake asks the store every time.
  */
 export const keyCacheTtlMs = 500
 

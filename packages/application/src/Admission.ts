@@ -181,18 +181,17 @@ export const make = (
     }
   }
 
-  const admit = (request: AdmissionRequest): Effect.Effect<Admitted, Refusal> =>
-    Effect.suspend(() => {
-      const decided = decide(request)
-      switch (decided._tag) {
-        case "Admitted":
-          return Effect.succeed(decided)
-        case "KeyLookup":
-          return decided.answer
-        default:
-          return Effect.fail(decided)
-      }
-    })
+  const admit = Effect.fn("Admission.admit")(function*(request: AdmissionRequest) {
+    const decided = decide(request)
+    switch (decided._tag) {
+      case "Admitted":
+        return decided
+      case "KeyLookup":
+        return yield* decided.answer
+      default:
+        return yield* Effect.fail(decided)
+    }
+  })
 
   const admitCached = (request: AdmissionRequest): Admitted | undefined => {
     const key = request.key
@@ -214,9 +213,10 @@ export const make = (
     return { _tag: "OperatorAdmitted", budget: ip }
   }
 
-  const stillUsable = (key: Redacted.Redacted<string>): Effect.Effect<boolean | undefined> =>
-    Effect.map(Effect.exit(keyStore.verify(key)), (exit) =>
-      Exit.isFailure(exit) ? undefined : exit.value !== null && ApiKey.isUsable(exit.value, clock()))
+  const stillUsable = Effect.fn("Admission.stillUsable")(function*(key: Redacted.Redacted<string>) {
+    const checked = yield* Effect.exit(keyStore.verify(key))
+    return Exit.isFailure(checked) ? undefined : checked.value !== null && ApiKey.isUsable(checked.value, clock())
+  })
 
   return Admission.of({
     admit,

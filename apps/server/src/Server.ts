@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import type { StoreUnavailable } from "@spot/application"
-import { CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, MarketSimulation, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
-import { AdminKeys, ApiServer, Contract, CursorCodecLive, directReadRoutes, Encoding, ingestRoutes, RateLimiterLive, readRoutes } from "@spot/adapters-http"
+import { Admission, CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, MarketSimulation, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
+import { AdminKeys, ApiServer, Contract, CursorCodecLive, directReadRoutes, Encoding, ingestRoutes, KeyCache, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
 // Named in the inferred type of `layer` (the server's services, DirectReads' among them).
@@ -244,11 +244,11 @@ const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> 
 )
 
 /**
- * How long the REST middleware reuses the key store's answer for a key (PlatformMiddleware
- * `keyCacheTtlMs`): a client's steady stream of requests then costs one store lookup per half
- * second, not one per request. The stores re-read their keys about once a second, so a revocation
- * made elsewhere (the `keys` command, another server) takes at most 0.5 s longer to reach a
- * request; expiry stays exact. The stream handshake asks the store every time.
+ * How long Admission reuses the key store's answer for a key (the KeyCache): a client's steady
+ * stream of requests then costs one store lookup per half second, not one per request. The
+ * stores re-read their keys about once a second, so a revocation made elsewhere (the `keys`
+ * command, another server) takes at most 0.5 s longer to reach a request; expiry stays exact.
+ * The stream handshake asks the store every time.
  */
 export const keyCacheTtlMs = 500
 
@@ -342,11 +342,16 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
     Layer.provideMerge(tradeHistory),
     Layer.provideMerge(ingest)
   )
+  // One admission for REST, the direct reads and the stream's handshake.
+  const ttlMs = overrides.keyCacheTtlMs ?? keyCacheTtlMs
+  const admission = Admission.layer().pipe(
+    Layer.provide(ttlMs > 0 ? KeyCache.layer({ ttlMs }) : Layer.empty),
+    Layer.provideMerge(Layer.merge(keyStore, overrides.rateLimiter ?? RateLimiterLive.layerConfig))
+  )
   const services = Layer.mergeAll(
     snapshots,
     CursorCodecLive.layer.pipe(Layer.provide(CursorSecret.layer(cursorSecretOf(config)))),
-    keyStore,
-    overrides.rateLimiter ?? RateLimiterLive.layerConfig
+    admission
   )
   // The market warms up before the server listens, so the first request meets a populated market.
   // /v1/stream shares the port: the stream adapter owns the server's `upgrade` event (docs/streams.md).
@@ -358,7 +363,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   const api = ApiServer.layer({
     routes: Layer.merge(readRoutes, ingestRoutes),
     contract: Contract,
-    platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make(config.ingestKeys ?? []) }, keyCacheTtlMs: overrides.keyCacheTtlMs ?? keyCacheTtlMs },
+    platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make(config.ingestKeys ?? []) } },
     ...(overrides.directReads === false ? {} : { directRoutes: directReadRoutes })
   })
   const http = Layer.merge(api, stream).pipe(

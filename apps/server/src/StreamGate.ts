@@ -1,16 +1,17 @@
 /**
- * The stream handshake's gate: the REST platform's rules (PlatformMiddleware) applied to the raw
- * upgrade request, before any socket exists — request id, IP budget, the bearer key (same 401 body
- * and headers as REST), key store down → 503, key budget. The handshake is one `/v1` request and
- * spends one request of each budget; frames over the socket spend none.
+ * The stream handshake's gate: the application's Admission applied to the raw upgrade request,
+ * before any socket exists — request id, IP budget, the bearer key as the REST platform reads it
+ * (Credentials; same 401 body and headers as REST), key store down → 503, key budget. The
+ * handshake is one `/v1` request and spends one request of each budget; frames over the socket
+ * spend none. The handshake asks the key store itself (`useKeyCache: false`): its connection holds
+ * the key for long, and is re-checked against the store while it is open (`recheck`).
  *
  * It lives in the composition root because it joins two adapters (the HTTP platform's credential
  * rules and envelopes, the stream's gate interface) that must not import each other.
  */
-import { Effect, Exit, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import type { IncomingMessage } from "node:http"
-import { ApiKey, KeyStore, RateLimiter } from "@spot/application"
-import type { ApiKeyRecord, RateDecision } from "@spot/application"
+import { Admission } from "@spot/application"
 import { Credentials, ErrorResponses, RequestId } from "@spot/adapters-http"
 import type { HandshakeGate, Verdict } from "@spot/adapters-ws"
 
@@ -21,13 +22,15 @@ export interface StreamGateOptions {
 
 export const make = (options: StreamGateOptions = {}) =>
   Effect.gen(function*() {
-    const keyStore = yield* KeyStore
-    const limiter = yield* RateLimiter
+    const admission = yield* Admission.Admission
     const clientIpHeader = options.clientIpHeader?.toLowerCase()
-    const unauthorizedBody = ErrorResponses.encodeEnvelope(ErrorResponses.unauthorized)
-    const unavailableBody = ErrorResponses.encodeEnvelope(ErrorResponses.keyCheckUnavailable)
-    const ipLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("ip"))
-    const keyLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("key"))
+    const bodyOf = (refusal: Admission.Refusal["_tag"]) => ErrorResponses.encodeEnvelope(ErrorResponses.admissionRefusal(refusal))
+    const bodies: Record<Admission.Refusal["_tag"], string> = {
+      IpBudgetSpent: bodyOf("IpBudgetSpent"),
+      KeyRefused: bodyOf("KeyRefused"),
+      KeyCheckUnavailable: bodyOf("KeyCheckUnavailable"),
+      KeyBudgetSpent: bodyOf("KeyBudgetSpent")
+    }
 
     const clientIp = (request: IncomingMessage): string => {
       if (clientIpHeader !== undefined) {
@@ -40,59 +43,41 @@ export const make = (options: StreamGateOptions = {}) =>
       return request.socket.remoteAddress ?? "unknown"
     }
 
-    const refused = (status: number, body: string, requestId: string, decision: RateDecision): Verdict => ({
-      admitted: false,
-      status,
-      body,
-      headers: status === 429
-        ? { "X-Request-ID": requestId, "X-RateLimit-Remaining": String(decision.remaining), "Retry-After": String(decision.retryAfterSeconds) }
-        : status === 401
-        ? { "X-Request-ID": requestId, "X-RateLimit-Remaining": String(decision.remaining), "WWW-Authenticate": "Bearer" }
-        : { "X-Request-ID": requestId, "X-RateLimit-Remaining": String(decision.remaining) }
-    })
-
-    const verify = (key: Redacted.Redacted<string>): Promise<Exit.Exit<ApiKeyRecord | null, unknown>> => {
-      const checked = keyStore.verify(key)
-      return Exit.isExit(checked) ? Promise.resolve(checked as Exit.Exit<ApiKeyRecord | null, unknown>) : Effect.runPromiseExit(checked)
-    }
-
-    const decide = (
-      exit: Exit.Exit<ApiKeyRecord | null, unknown>,
-      key: Redacted.Redacted<string>,
-      requestId: string,
-      ip: RateDecision,
-      now: number
-    ): Verdict => {
-      if (Exit.isFailure(exit)) return refused(503, unavailableBody, requestId, ip)
-      const record = exit.value
-      if (record === null || !ApiKey.isUsable(record, now)) return refused(401, unauthorizedBody, requestId, ip)
-      const budget = limiter.takeKey(record.id, now)
-      if (!budget.allowed) return refused(429, keyLimitedBody, requestId, budget)
+    /** A refusal as plain HTTP: the request id, the budget it reports, and Retry-After or WWW-Authenticate. */
+    const refused = (refusal: Admission.Refusal, requestId: string): Verdict => {
+      const status = ErrorResponses.admissionRefusal(refusal._tag).status
+      const remaining = String(refusal.budget.remaining)
       return {
-        admitted: true,
-        keyId: record.id,
-        requestId,
-        remaining: budget.remaining,
-        recheck: () =>
-          verify(key).then((again) =>
-            Exit.isFailure(again) ? undefined : again.value !== null && ApiKey.isUsable(again.value, Date.now())
-          )
+        admitted: false,
+        status,
+        body: bodies[refusal._tag],
+        headers: status === 429
+          ? { "X-Request-ID": requestId, "X-RateLimit-Remaining": remaining, "Retry-After": String(refusal.budget.retryAfterSeconds) }
+          : status === 401
+          ? { "X-Request-ID": requestId, "X-RateLimit-Remaining": remaining, "WWW-Authenticate": "Bearer" }
+          : { "X-Request-ID": requestId, "X-RateLimit-Remaining": remaining }
       }
     }
+
+    /** Admitted: the key's id and budget, and its re-check against the store while connections are open. */
+    const admitted = (decided: Admission.Admitted, key: Redacted.Redacted<string>, requestId: string): Verdict => ({
+      admitted: true,
+      keyId: decided.key.id,
+      requestId,
+      remaining: decided.budget.remaining,
+      recheck: () => Effect.runPromise(admission.stillUsable(key))
+    })
 
     const gate: HandshakeGate = (request) => {
       const headers = request.headers as Record<string, string | undefined>
       const requestId = RequestId.fromHeader(headers["x-request-id"])
-      const now = Date.now()
-      const ip = limiter.takeIp(clientIp(request), now)
-      if (!ip.allowed) return refused(429, ipLimitedBody, requestId, ip)
       // Node's header record has the shape Credentials reads (lower-case names, string values).
-      const presented = Credentials.presentedKey(request.url ?? "/", headers as unknown as Parameters<typeof Credentials.presentedKey>[1], request.rawHeaders)
-      if (presented === undefined) return refused(401, unauthorizedBody, requestId, ip)
-      const key = Redacted.make(presented)
-      const checked = keyStore.verify(key)
-      if (Exit.isExit(checked)) return decide(checked as Exit.Exit<ApiKeyRecord | null, unknown>, key, requestId, ip, now)
-      return Effect.runPromiseExit(checked).then((exit) => decide(exit, key, requestId, ip, now))
+      const key = Credentials.presentedKey(request.url ?? "/", headers as unknown as Parameters<typeof Credentials.presentedKey>[1], request.rawHeaders)
+      const verdictOf = (decided: Admission.Admitted | Admission.Refusal): Verdict =>
+        decided._tag === "Admitted" ? admitted(decided, Redacted.make(key!), requestId) : refused(decided, requestId)
+      const decided = admission.decide({ clientIp: clientIp(request), key, useKeyCache: false })
+      if (decided._tag !== "KeyLookup") return verdictOf(decided)
+      return Effect.runPromise(Effect.match(decided.answer, { onFailure: verdictOf, onSuccess: verdictOf }))
     }
     return gate
   })

@@ -25,7 +25,7 @@ import {
 } from "effect/http-api"
 import { createHash, randomUUID } from "node:crypto"
 import { createServer } from "node:http"
-import { KeyStore } from "@spot/application"
+import { Admission, KeyStore } from "@spot/application"
 import { ApiRoute, ApiServer, RateLimiterLive } from "../src/index.js"
 import * as Gcra from "../src/Gcra.js"
 
@@ -161,6 +161,7 @@ if (mode === "raw" || mode === "bare") {
       )
     }).pipe(
       Layer.provide(NodeHttpServer.layer(createServer, { port })),
+      Layer.provide(Admission.layer()),
       Layer.provide(keyStore),
       Layer.provide(RateLimiterLive.layer({ keyPerMinute: 1e9, ipPerMinute: 1e9 }))
     )

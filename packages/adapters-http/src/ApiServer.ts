@@ -12,7 +12,7 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { OpenApi } from "effect/http-api"
 import type { HttpApi } from "effect/http-api"
-import type { KeyStore, RateLimiter } from "@spot/application"
+import type { Admission } from "@spot/application"
 import * as ApiRoute from "./ApiRoute.js"
 import type * as DirectReads from "./DirectReads.js"
 import * as PlatformMiddleware from "./PlatformMiddleware.js"
@@ -48,7 +48,9 @@ export const openApiRoute = (contract: Contract, path: HttpRouter.PathInput = "/
  * All routes and the middleware, as one app layer (no server yet): for `HttpRouter.serve`,
  * `HttpRouter.toWebHandler`, or merging with other routes such as the stream upgrade.
  */
-export const app = <E, R, RD = never>(options: ApiServerOptions<E, R, RD>) =>
+export const app = <E, R, RD = never>(
+  options: ApiServerOptions<E, R, RD>
+): Layer.Layer<never, E, R | RD | HttpRouter.HttpRouter | Admission.Admission> =>
   Layer.mergeAll(
     options.routes,
     HttpRouter.addAll([openApiRoute(options.contract, (options.platform?.openApiPath ?? "/openapi.json") as HttpRouter.PathInput)]),
@@ -57,8 +59,9 @@ export const app = <E, R, RD = never>(options: ApiServerOptions<E, R, RD>) =>
 
 /**
  * The served API (request logger off: it halves throughput; the middleware logs failures). Needs
- * an `HttpServer` (e.g. `NodeHttpServer.layer(createServer, { port })`), a `KeyStore`, a
- * `RateLimiter`, and whatever the routes need.
+ * an `HttpServer` (e.g. `NodeHttpServer.layer(createServer, { port })`), the `Admission` use case
+ * (`Admission.layer` over a `KeyStore` and a `RateLimiter`, and a `KeyCache` when answers may be
+ * reused), and whatever the routes need.
  */
 export const layer = <E, R, RD = never>(options: ApiServerOptions<E, R, RD>) =>
   HttpRouter.serve(app(options), { disableLogger: true, disableListenLog: true })

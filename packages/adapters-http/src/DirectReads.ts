@@ -9,9 +9,9 @@
  * certain to succeed is answered in plain code instead:
  *
  * - a `DirectRoute` recognises a URL it can answer and returns the body, or declines;
- * - the platform (PlatformMiddleware.admitDirect) admits it only when every check of the request
- *   pipeline passes without asking anyone (a key the key cache vouches for, both budgets left), and
- *   spends the budgets exactly as the pipeline would;
+ * - the platform (PlatformMiddleware.admitDirect, through Admission.admitCached) admits it only
+ *   when every check of the request pipeline passes without asking anyone (a key the key cache
+ *   vouches for, both budgets left), and spends the budgets exactly as the pipeline would;
  * - the response has the pipeline's status, headers and body for the same request.
  *
  * Everything else — a refusal, an error, a key the cache does not hold, any request not of the

@@ -6,6 +6,7 @@
 import { Cause, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiSchema } from "effect/http-api"
+import type { Admission } from "@spot/application"
 import { ErrorEnvelope } from "@spot/domain"
 import type { ErrorCode, FieldError } from "@spot/domain"
 import { ApiError } from "./ApiError.js"
@@ -87,6 +88,23 @@ export const rateLimited = (scope: "key" | "ip"): WireError => ({
     ? "Request budget of this API key exhausted. Wait the Retry-After seconds, then retry."
     : "Request budget of this IP address exhausted. Wait the Retry-After seconds, then retry."
 })
+
+/**
+ * The wire error of an admission refusal (Admission), for the REST pipeline and the stream's
+ * handshake alike; a 401 names the scheme to use (`WWW-Authenticate`).
+ */
+export const admissionRefusal = (refusal: Admission.Refusal["_tag"]): WireError => {
+  switch (refusal) {
+    case "IpBudgetSpent":
+      return rateLimited("ip")
+    case "KeyRefused":
+      return { ...unauthorized, headers: { "www-authenticate": "Bearer" } }
+    case "KeyCheckUnavailable":
+      return keyCheckUnavailable
+    case "KeyBudgetSpent":
+      return rateLimited("key")
+  }
+}
 
 export const stopping: WireError = {
   status: 503,

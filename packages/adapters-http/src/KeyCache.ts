@@ -1,25 +1,21 @@
 /**
- * A short-lived memory of the key store's answers for the request path, so that a client sending
- * thousands of requests a second with one key does not pay a store lookup (and its Effect
- * continuation) on each: the store is asked again once an answer is older than `ttlMs`.
+ * The key cache (the application's `KeyCache` port) in memory: the store's answers for the
+ * request path, reused for `ttlMs` (what Admission keeps in it, and why that is safe: the port).
  *
- * What it holds and why that is safe:
  * - Entries are keyed by the SHA-256 of the presented key (`digestOf`), never by the key itself:
  *   the key's plain value lives only as long as the request that carried it.
- * - Only records are kept (a known key, usable or not). "No such key" is not remembered, so a key
- *   created a moment ago works as soon as the store knows it, and a flood of random keys cannot
- *   fill the cache (it is bounded anyway: past `maxEntries` the oldest entries go).
- * - Expiry is decided per request from the record (`ApiKey.isUsable(record, now)`), so a key
- *   expires at its instant. A revocation reaches the server through the store; the cache delays
- *   it by at most `ttlMs` (the stores themselves re-read their keys about once a second).
- * - A store failure is not remembered either: the next request asks again (503 until it answers).
- *   A record remembered just before an outage keeps vouching for its key for at most `ttlMs`.
+ * - Bounded: past `maxEntries` the oldest entries go.
+ * - A revocation reaches the server through the store; the cache delays it by at most `ttlMs`
+ *   (the stores themselves re-read their keys about once a second). A record remembered just
+ *   before a store outage keeps vouching for its key for at most `ttlMs`.
  * - Lookup by digest: the timing of a Map lookup depends on the digest of what the client sent,
  *   which the client cannot steer towards a stored digest, and knowing a digest does not give
  *   the key that produces it; so no constant-time comparison is needed here (the stores still
  *   compare their own hashes in constant time when they are asked).
  */
+import { Layer } from "effect"
 import { hash } from "node:crypto"
+import { KeyCache as KeyCachePort } from "@spot/application"
 import type { ApiKeyRecord } from "@spot/application"
 
 export interface KeyCacheOptions {
@@ -78,3 +74,15 @@ export class KeyCache {
     return this.entries.size
   }
 }
+
+/** The port over a new cache: presented keys are looked up and remembered by their digest. */
+export const make = (options: KeyCacheOptions): KeyCachePort["Service"] => {
+  const cache = new KeyCache(options)
+  return KeyCachePort.of({
+    lookup: (presentedKey, now) => cache.lookup(digestOf(presentedKey), now),
+    remember: (presentedKey, record, now) => cache.remember(digestOf(presentedKey), record, now)
+  })
+}
+
+/** The key cache for Admission: answers reused for `ttlMs`. */
+export const layer = (options: KeyCacheOptions): Layer.Layer<KeyCachePort> => Layer.sync(KeyCachePort, () => make(options))

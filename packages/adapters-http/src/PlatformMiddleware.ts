@@ -4,41 +4,39 @@
  *
  *   1. request id: echo a sane `X-Request-ID`, else a new UUID; set on every response;
  *   2. `GET /openapi.json` stops here: no key, no budget, no `X-RateLimit-Remaining`;
- *   3. IP budget: refused → 429 with the IP's remaining budget and Retry-After;
- *   4. key: missing, malformed, misplaced, unknown, revoked or expired → the same 401 (IP budget
- *      in `X-RateLimit-Remaining`); key store unavailable → 503 (IP budget), never 401;
- *      Paths under `options.admin.pathPrefix` (`/admin/`) take an operator key instead (AdminKeys),
- *      with the same 401, and skip the key budget;
- *   5. key budget: refused → 429 with the key's budget and Retry-After;
- *   6. handler (or the 404 of an unknown route), with the key's remaining budget; any failure
+ *   3. admission (the application's Admission: IP budget, key, key budget), given the client's
+ *      address and the key as Credentials reads it. Its refusals are answered here: the IP's
+ *      budget spent → 429 with the IP's budget and Retry-After; no usable key (missing,
+ *      malformed, misplaced, unknown, revoked or expired) → the same 401 (IP budget in
+ *      `X-RateLimit-Remaining`); key store unavailable → 503 (IP budget), never 401; the key's
+ *      budget spent → 429 with the key's budget and Retry-After. Paths under
+ *      `options.admin.pathPrefix` (`/admin/`) take an operator key instead (AdminKeys), with the
+ *      same 401, and skip the key budget;
+ *   4. handler (or the 404 of an unknown route), with the key's remaining budget; any failure
  *      becomes the error envelope (ErrorResponses), unexpected ones a logged 500.
  *
- * Measured choices (bench/compare.ts): no per-request `provideService` of the key, `Date.now()`
- * rather than the Clock service, failures caught by a wrapper built once rather than a
- * per-request `matchCauseEffect`, and an Exit from the key store handled without a continuation.
- * Together these took the middleware from about 0.50 to 0.6x of raw node:http's CPU efficiency.
- * Then (issue 3, docs/http-platform.md): response headers added with `setHeader` (effect 4.1's
- * `setHeaders` and `headers` options cost several µs a response), refusals built once, Node's
- * own header record read instead of a per-request copy (RequestHeaders), and, with
- * `keyCacheTtlMs`, a key's record reused for a short while instead of a `Redacted`, a store
- * lookup and a continuation on every request (KeyCache).
+ * Measured choices (bench/compare.ts, docs/http-platform.md): no per-request `provideService` of
+ * the key, failures caught by a wrapper built once rather than a per-request `matchCauseEffect`,
+ * admission decided in plain code (`Admission.decide`: no continuation unless the key store must
+ * really wait), response headers added with `setHeader` (effect 4.1's `setHeaders` and `headers`
+ * options cost several µs a response), refusals built once, and Node's own header record read
+ * instead of a per-request copy (RequestHeaders).
  *
  * Every request other than the OpenAPI document needs a key, unknown paths included: there is no
  * other keyless endpoint (rule 7), and answering 404 before authenticating would let anyone map
  * the routes. It is written as plain code over the request instead of nested Effect combinators
- * because it runs on every request: only the key lookup and the handler are effects.
+ * because it runs on every request: only a waiting key lookup and the handler are effects.
  */
-import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
+import { Cause, Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { ApiKey, KeyStore, RateLimiter } from "@spot/application"
-import type { ApiKeyRecord, RateDecision } from "@spot/application"
+import { Admission } from "@spot/application"
+import type { RateDecision } from "@spot/application"
 import type { IncomingMessage } from "node:http"
 import * as AdminKeys from "./AdminKeys.js"
 import * as ClientErrors from "./ClientErrors.js"
 import * as Credentials from "./Credentials.js"
 import * as DirectReads from "./DirectReads.js"
 import * as ErrorResponses from "./ErrorResponses.js"
-import * as KeyCache from "./KeyCache.js"
 import * as RequestHeaders from "./RequestHeaders.js"
 import * as RequestId from "./RequestId.js"
 
@@ -58,15 +56,6 @@ export interface PlatformOptions {
    * same 401, IP budget only. With no keys configured every such request is refused (401).
    */
   readonly admin?: { readonly pathPrefix: string; readonly keys: AdminKeys.AdminKeys }
-  /**
-   * Reuse the key store's answer for a key for this many ms (KeyCache) instead of asking the store
-   * on every request. Default 0: every request asks the store. With it, a revocation or a store
-   * outage is noticed at most this much later than the store notices it; expiry stays exact
-   * (decided per request from the record).
-   */
-  readonly keyCacheTtlMs?: number
-  /** The clock of budgets, expiry and the key cache, in Unix ms; default `Date.now` (tests pass their own). */
-  readonly now?: () => number
 }
 
 type HttpEffect = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
@@ -104,16 +93,11 @@ export const isUnder = (prefix: string, url: string): boolean => {
  */
 export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Effect.Effect<ReadonlyArray<DirectReads.DirectRoute>, never, R>) =>
   Effect.gen(function*() {
-    const keyStore = yield* KeyStore
-    const limiter = yield* RateLimiter
+    const admission = yield* Admission.Admission
     // as the router matches it (lower-case): `/OPENAPI.JSON` and `/openapi.json/` are the document too
     const openApiPath = (options.openApiPath ?? "/openapi.json").toLowerCase()
     const clientIpHeader = options.clientIpHeader?.toLowerCase()
     const admin = options.admin
-    const unauthorizedBody = ErrorResponses.encodeEnvelope(ErrorResponses.unauthorized)
-    const unavailableBody = ErrorResponses.encodeEnvelope(ErrorResponses.keyCheckUnavailable)
-    const ipLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("ip"))
-    const keyLimitedBody = ErrorResponses.encodeEnvelope(ErrorResponses.rateLimited("key"))
 
     /** The client's address: the proxy's header when configured and present, else the socket's peer. */
     const clientIp = (headers: RequestHeaders.RequestHeaders, peer: string | undefined): string => {
@@ -128,10 +112,14 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
     }
 
     // Refusals are built once; a request only adds its own id and budget (and Retry-After).
-    const unauthorized = ErrorResponses.fromEncoded(401, unauthorizedBody, { "www-authenticate": "Bearer" })
-    const unavailable = ErrorResponses.fromEncoded(503, unavailableBody)
-    const ipLimited = ErrorResponses.fromEncoded(429, ipLimitedBody)
-    const keyLimited = ErrorResponses.fromEncoded(429, keyLimitedBody)
+    const refusalResponse = (tag: Admission.Refusal["_tag"]) => {
+      const wire = ErrorResponses.admissionRefusal(tag)
+      return ErrorResponses.fromEncoded(wire.status, ErrorResponses.encodeEnvelope(wire), wire.headers)
+    }
+    const unauthorized = refusalResponse("KeyRefused")
+    const unavailable = refusalResponse("KeyCheckUnavailable")
+    const ipLimited = refusalResponse("IpBudgetSpent")
+    const keyLimited = refusalResponse("KeyBudgetSpent")
 
     /** The request's own headers: `setHeader` twice (`setHeaders` costs µs: ErrorResponses.addHeaders). */
     const stamp = (response: HttpServerResponse.HttpServerResponse, requestId: string, remaining: number) =>
@@ -141,18 +129,32 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         String(remaining)
       )
 
-    /** 401 or 503: the request id and the budget that was spent (the IP's). */
-    const refused = (base: HttpServerResponse.HttpServerResponse, requestId: string, budget: RateDecision): HttpEffect =>
-      Effect.succeed(stamp(base, requestId, budget.remaining))
-
     /** 429: the request id, the exhausted budget and Retry-After. */
     const limited = (base: HttpServerResponse.HttpServerResponse, requestId: string, budget: RateDecision): HttpEffect =>
       Effect.succeed(HttpServerResponse.setHeader(stamp(base, requestId, budget.remaining), "retry-after", String(budget.retryAfterSeconds)))
 
-    const clock = options.now ?? Date.now
-    const keyCache = options.keyCacheTtlMs !== undefined && options.keyCacheTtlMs > 0
-      ? new KeyCache.KeyCache({ ttlMs: options.keyCacheTtlMs })
-      : undefined
+    /** A refusal's response: the request id and the budget it reports (401 and 503: the IP's, spent). */
+    const refused = (refusal: Admission.Refusal, requestId: string): HttpEffect => {
+      switch (refusal._tag) {
+        case "IpBudgetSpent":
+          return limited(ipLimited, requestId, refusal.budget)
+        case "KeyBudgetSpent":
+          return limited(keyLimited, requestId, refusal.budget)
+        case "KeyRefused":
+          return Effect.succeed(stamp(unauthorized, requestId, refusal.budget.remaining))
+        case "KeyCheckUnavailable":
+          return Cause.hasInterruptsOnly(refusal.cause)
+            ? Effect.failCause(refusal.cause as Cause.Cause<never>)
+            : Effect.andThen(
+              Effect.annotateLogs(Effect.logWarning("API key check unavailable", refusal.cause), "requestId", requestId),
+              Effect.succeed(stamp(unavailable, requestId, refusal.budget.remaining))
+            )
+      }
+    }
+
+    /** The handler's response with the request id and the budget left (the key's; an operator's: the IP's). */
+    const served = (httpEffect: HttpEffect, requestId: string, remaining: number): HttpEffect =>
+      Effect.map(httpEffect, (response) => stamp(response, requestId, remaining))
 
     /**
      * Turns any failure of the inner effect into the envelope response. Built once per wrapped
@@ -179,51 +181,20 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         })
       })
 
-    const keyCheckFailed = (cause: Cause.Cause<unknown>, requestId: string, ip: RateDecision): HttpEffect =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.andThen(
-          Effect.annotateLogs(Effect.logWarning("API key check unavailable", cause), "requestId", requestId),
-          refused(unavailable, requestId, ip)
-        )
-
-    const afterKeyCheck = (
-      record: ApiKeyRecord | null,
-      httpEffect: HttpEffect,
-      requestId: string,
-      ip: RateDecision,
-      now: number
-    ): HttpEffect => {
-      if (record === null || !ApiKey.isUsable(record, now)) return refused(unauthorized, requestId, ip)
-      const budget = limiter.takeKey(record.id, now)
-      if (!budget.allowed) return limited(keyLimited, requestId, budget)
-      const remaining = budget.remaining
-      return Effect.map(httpEffect, (response) => stamp(response, requestId, remaining))
-    }
-
-    /** A record the store returned, kept for the next requests with this key (not "no such key"). */
-    const remember = (digest: string | undefined, record: ApiKeyRecord | null): void => {
-      if (digest !== undefined && record !== null) keyCache!.remember(digest, record, clock())
-    }
-
     /**
-     * A direct read's admission (DirectReads): when every step above would pass for this request
-     * without asking the key store — a key the key cache vouches for, usable now, with budget left,
-     * and the IP's budget — both budgets are spent as the steps spend them and the request's id
-     * and the key's remaining budget are returned. Otherwise nothing is spent and the request
-     * goes through the steps above (which answer it, refusal or not).
+     * A direct read's admission (DirectReads): admitted only when Admission needs no one's answer
+     * (`admitCached`: both budgets spent as the steps above spend them); the request's id and the
+     * key's remaining budget are returned. Otherwise nothing is spent and the request goes through
+     * the steps above (which answer it, refusal or not).
      */
     const admitDirect = (request: IncomingMessage, url: string): DirectReads.Admitted | undefined => {
-      if (keyCache === undefined || (admin !== undefined && isUnder(admin.pathPrefix, url))) return undefined
+      if (admin !== undefined && isUnder(admin.pathPrefix, url)) return undefined
       const headers = request.headers
       const key = Credentials.presentedKey(url, headers, request.rawHeaders)
       if (key === undefined) return undefined
-      const now = clock()
-      const record = keyCache.lookup(KeyCache.digestOf(key), now)
-      if (record === undefined || !ApiKey.isUsable(record, now) || !limiter.keyHasBudget(record.id, now)) return undefined
-      if (!limiter.takeIp(clientIp(headers, request.socket.remoteAddress), now).allowed) return undefined
-      const remaining = limiter.takeKey(record.id, now).remaining
-      return { requestId: RequestId.fromHeader(RequestHeaders.get(headers, "x-request-id")), remaining }
+      const admitted = admission.admitCached({ clientIp: clientIp(headers, request.socket.remoteAddress), key })
+      if (admitted === undefined) return undefined
+      return { requestId: RequestId.fromHeader(RequestHeaders.get(headers, "x-request-id")), remaining: admitted.budget.remaining }
     }
 
     const directRequests = yield* Effect.serviceOption(DirectReads.DirectRequestsService)
@@ -235,7 +206,7 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         yield* Effect.addFinalizer(() => Effect.sync(() => server.uninstall(handler)))
       }
       // Requests Node's parser refused spend the peer's IP budget like any refused request.
-      const clientErrors = ClientErrors.handler((peer) => limiter.takeIp(peer ?? "unknown", clock()))
+      const clientErrors = ClientErrors.handler((peer) => admission.spendIpBudget(peer ?? "unknown"))
       server.installClientErrors(clientErrors)
       yield* Effect.addFinalizer(() => Effect.sync(() => server.uninstallClientErrors(clientErrors)))
     }
@@ -250,37 +221,28 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
         if ((request.method === "GET" || request.method === "HEAD") && routedPath(url) === openApiPath) {
           return Effect.map(httpEffect, (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
         }
-        const now = clock()
-        const ip = limiter.takeIp(clientIp(headers, request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined), now)
-        if (!ip.allowed) return limited(ipLimited, requestId, ip)
-        const key = Credentials.presentedKey(url, headers, RequestHeaders.raw(request))
-        if (key === undefined) return refused(unauthorized, requestId, ip)
+        const presented: Admission.AdmissionRequest = {
+          clientIp: clientIp(headers, request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined),
+          key: Credentials.presentedKey(url, headers, RequestHeaders.raw(request))
+        }
         if (admin !== undefined && isUnder(admin.pathPrefix, url)) {
-          if (!admin.keys.accepts(key)) return refused(unauthorized, requestId, ip)
-          const remaining = ip.remaining
-          return Effect.map(httpEffect, (response) => stamp(response, requestId, remaining))
+          const operator = admission.admitOperator(presented, admin.keys.accepts)
+          return operator._tag === "OperatorAdmitted"
+            ? served(httpEffect, requestId, operator.budget.remaining)
+            : refused(operator, requestId)
         }
-        let digest: string | undefined
-        if (keyCache !== undefined) {
-          digest = KeyCache.digestOf(key)
-          const cached = keyCache.lookup(digest, now)
-          if (cached !== undefined) return afterKeyCheck(cached, httpEffect, requestId, ip, now)
+        const decided = admission.decide(presented)
+        switch (decided._tag) {
+          case "Admitted":
+            return served(httpEffect, requestId, decided.budget.remaining)
+          case "KeyLookup":
+            return Effect.matchEffect(decided.answer, {
+              onFailure: (refusal) => refused(refusal, requestId),
+              onSuccess: (admitted) => served(httpEffect, requestId, admitted.budget.remaining)
+            })
+          default:
+            return refused(decided, requestId)
         }
-        const checked = keyStore.verify(Redacted.make(key))
-        // A store may answer with an Exit: branch on it now instead of scheduling a continuation.
-        if (Exit.isExit(checked)) {
-          if (Exit.isFailure(checked)) return keyCheckFailed(checked.cause, requestId, ip)
-          const record = checked.value as ApiKeyRecord | null
-          remember(digest, record)
-          return afterKeyCheck(record, httpEffect, requestId, ip, now)
-        }
-        return Effect.matchCauseEffect(checked, {
-          onFailure: (cause) => keyCheckFailed(cause, requestId, ip),
-          onSuccess: (record) => {
-            remember(digest, record)
-            return afterKeyCheck(record, httpEffect, requestId, ip, now)
-          }
-        })
       })
     }
   })
@@ -289,5 +251,5 @@ export const make = <R = never>(options: PlatformOptions = {}, directRoutes?: Ef
 export const layer = <R = never>(
   options: PlatformOptions = {},
   directRoutes?: Effect.Effect<ReadonlyArray<DirectReads.DirectRoute>, never, R>
-): Layer.Layer<never, never, HttpRouter.HttpRouter | KeyStore | RateLimiter | R> =>
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Admission.Admission | R> =>
   HttpRouter.middleware(make(options, directRoutes), { global: true }) as any

@@ -5,8 +5,8 @@ import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import * as net from "node:net"
 import { Ingest } from "@spot/application"
-import { AdminKeys, ApiServer, ingestPath, ingestRoutesWith, RateLimiterLive } from "../src/index.js"
-import { bearer, Contract, expiredKey, makeKeyStore, makeKeyStoreState, revokedKey, startServer, validKey } from "./support/TestServer.js"
+import { AdminKeys, ApiServer, ingestPath, ingestRoutesWith } from "../src/index.js"
+import { admissionLayer, bearer, Contract, expiredKey, makeKeyStoreState, revokedKey, startServer, validKey } from "./support/TestServer.js"
 import type { TestServer } from "./support/TestServer.js"
 
 const get = (server: TestServer, path: string, headers: Record<string, string> = {}, method = "GET") =>
@@ -458,8 +458,7 @@ describe("ingest body limit", () => {
       platform: { admin: { pathPrefix: "/admin/", keys: AdminKeys.make([Redacted.make(adminKey)]) } }
     }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })),
-      Layer.provide(makeKeyStore(makeKeyStoreState())),
-      Layer.provide(RateLimiterLive.layer({ keyPerMinute: 1_000, ipPerMinute: 10_000 })),
+      Layer.provide(admissionLayer(makeKeyStoreState(), { keyPerMinute: 1_000, ipPerMinute: 10_000 })),
       Layer.provide(ingest)
     )
     const scope = Effect.runSync(Scope.make())

@@ -6,8 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Layer } from "effect"
 import { HttpRouter } from "effect/http"
-import { ApiServer, RateLimiterLive, RequestHeaders } from "../src/index.js"
-import { bearer, Contract, Greeting, makeKeyStore, makeKeyStoreState, routes, validKey } from "./support/TestServer.js"
+import { ApiServer, RequestHeaders } from "../src/index.js"
+import { admissionLayer, bearer, Contract, Greeting, makeKeyStoreState, routes, validKey } from "./support/TestServer.js"
 
 describe("RequestHeaders", () => {
   it("joins a repeated header's values and passes single values as they are", () => {
@@ -18,8 +18,7 @@ describe("RequestHeaders", () => {
 
   it("lets the platform read the key, request id and misplaced keys of a request that is not Node's", async () => {
     const app = ApiServer.app({ routes, contract: Contract }).pipe(
-      Layer.provide(makeKeyStore(makeKeyStoreState())),
-      Layer.provide(RateLimiterLive.layer({ keyPerMinute: 100, ipPerMinute: 100 })),
+      Layer.provide(admissionLayer(makeKeyStoreState(), { keyPerMinute: 100, ipPerMinute: 100 })),
       Layer.provide(Layer.succeed(Greeting)({ text: "hello" }))
     )
     const web = HttpRouter.toWebHandler(app, { disableLogger: true })

@@ -9,9 +9,9 @@ import type { HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { createServer } from "node:http"
 import { createHash } from "node:crypto"
-import { KeyStore, KeyStoreUnavailable, NotFound, UnsupportedChain, ValidationFailed } from "@spot/application"
+import { Admission, KeyStore, KeyStoreUnavailable, NotFound, UnsupportedChain, ValidationFailed } from "@spot/application"
 import type { ApiKeyRecord, RateLimits } from "@spot/application"
-import { ApiRoute, ApiServer, BearerAuth, ErrorResponses, PlatformMiddleware, RateLimiterLive } from "../../src/index.js"
+import { ApiRoute, ApiServer, BearerAuth, ErrorResponses, KeyCache, PlatformMiddleware, RateLimiterLive } from "../../src/index.js"
 
 export const validKey = "sk_live_validvalidvalidvalidvalidvalidvalidval"
 export const revokedKey = "sk_live_revokedrevokedrevokedrevokedrevokedre"
@@ -131,15 +131,33 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
-export const startServer = async (
-  limits: RateLimits = { keyPerMinute: 1_000, ipPerMinute: 10_000 },
-  platform?: PlatformMiddleware.PlatformOptions
-): Promise<TestServer> => {
-  const keyStoreState = makeKeyStoreState()
-  const serverLayer = ApiServer.layer(platform === undefined ? { routes, contract: Contract } : { routes, contract: Contract, platform }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })),
+/** The platform's options and the admission's: the key cache's time to live (none: ask the store every time) and clock. */
+export interface TestPlatformOptions extends PlatformMiddleware.PlatformOptions {
+  readonly keyCacheTtlMs?: number
+  readonly now?: () => number
+}
+
+/** The Admission use case over the test key store and a limiter with `limits`. */
+export const admissionLayer = (
+  keyStoreState: KeyStoreState,
+  limits: RateLimits,
+  options: Pick<TestPlatformOptions, "keyCacheTtlMs" | "now"> = {}
+) =>
+  Admission.layer(options.now === undefined ? {} : { now: options.now }).pipe(
     Layer.provide(makeKeyStore(keyStoreState)),
     Layer.provide(RateLimiterLive.layer(limits)),
+    Layer.provide(options.keyCacheTtlMs === undefined || options.keyCacheTtlMs <= 0 ? Layer.empty : KeyCache.layer({ ttlMs: options.keyCacheTtlMs }))
+  )
+
+export const startServer = async (
+  limits: RateLimits = { keyPerMinute: 1_000, ipPerMinute: 10_000 },
+  options?: TestPlatformOptions
+): Promise<TestServer> => {
+  const keyStoreState = makeKeyStoreState()
+  const { keyCacheTtlMs, now, ...platform } = options ?? {}
+  const serverLayer = ApiServer.layer(options === undefined ? { routes, contract: Contract } : { routes, contract: Contract, platform }).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })),
+    Layer.provide(admissionLayer(keyStoreState, limits, { ...(keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs }), ...(now === undefined ? {} : { now }) })),
     Layer.provide(Layer.succeed(Greeting)({ text: "hello" }))
   )
   const scope = Effect.runSync(Scope.make())

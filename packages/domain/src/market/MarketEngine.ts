@@ -15,7 +15,7 @@ import * as Fixed from "../Fixed.js"
 import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
 import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.js"
-import { idHalves, ReadRecords, spellTradeId, stableKeyOf, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
+import { ReadRecords, spellTradeId, stableKeyOf, TradeCodes, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
 import { formRejection, magnitudeRejection } from "./EventChecks.js"
 import type { Rejection } from "./EventChecks.js"
 import type { BuyContext } from "./Holders.js"
@@ -77,58 +77,40 @@ const stablecoinSymbols = new Set(["USDC", "USDT", "DAI", "USD1", "PYUSD", "FDUS
 /** Holder flags as trade flags, in a fixed order. */
 const identityLabels: ReadonlyArray<IdentityFeed> = ["kol", "partnerscan"]
 
-/** Reused for every swap's holder-book call (the book reads it and keeps nothing). */
-const tradeContext: { -readonly [K in keyof BuyContext]: BuyContext[K] } = {
-  block: 0,
-  timestamp: 0,
-  walletFundedAt: null,
-  fundedByCex: false,
-  terminal: null,
-  phishing: false
-}
-
-/** Reused for every swap's position fill (the apply functions read it and keep nothing). */
-const tradeFill: { -readonly [K in keyof Positions.Fill]: Positions.Fill[K] } = {
-  tokenAmount: 0n,
-  valueNative: 0n,
-  valueUsd: 0n,
-  feesNative: 0n,
-  feesUsd: 0n,
-  marketCapNative: 0n,
-  marketCapUsd: 0n,
-  timestamp: 0
-}
-
-/**
- * Trade flag lists, interned: equal contents share one frozen array, so a trade record holds a
- * reference instead of its own list. Keyed by the holder-flag list (itself interned per flag set),
- * the dev mark and the wallet's labels.
- */
-const devFlagLists = new Map<ReadonlyArray<string>, ReadonlyArray<string>>()
-const labelledFlagLists = new Map<string, ReadonlyArray<string>>()
 const MAX_INTERNED = 4_096
 
-const tradeFlags = (holderFlags: ReadonlyArray<string>, isDev: boolean, labels: ReadonlyArray<string>): ReadonlyArray<string> => {
-  if (labels.length === 0) {
-    if (!isDev) return holderFlags
-    let list = devFlagLists.get(holderFlags)
+/**
+ * One engine's trade flag lists, interned: equal contents share one frozen array, so a trade record
+ * holds a reference instead of its own list. Keyed by the holder-flag list (itself one shared
+ * frozen list per flag set, Holders.flagListOf), the dev mark and the wallet's labels.
+ */
+export class TradeFlagLists {
+  private readonly withDev = new Map<ReadonlyArray<string>, ReadonlyArray<string>>()
+  private readonly labelled = new Map<string, ReadonlyArray<string>>()
+
+  /** The trade's flags: the holder's, then "dev" for the token's creator, then the wallet's labels. */
+  of(holderFlags: ReadonlyArray<string>, isDev: boolean, labels: ReadonlyArray<string>): ReadonlyArray<string> {
+    if (labels.length === 0) {
+      if (!isDev) return holderFlags
+      let list = this.withDev.get(holderFlags)
+      if (list === undefined) {
+        list = Object.freeze([...holderFlags, "dev"])
+        this.withDev.set(holderFlags, list)
+      }
+      return list
+    }
+    const flags: Array<string> = [...holderFlags]
+    if (isDev) flags.push("dev")
+    for (const label of labels) if (!flags.includes(label)) flags.push(label)
+    const key = flags.join("\u0000")
+    let list = this.labelled.get(key)
     if (list === undefined) {
-      list = Object.freeze([...holderFlags, "dev"])
-      devFlagLists.set(holderFlags, list)
+      list = Object.freeze(flags)
+      // Labels come from events: past a bound, new combinations are kept per trade, not interned.
+      if (this.labelled.size < MAX_INTERNED) this.labelled.set(key, list)
     }
     return list
   }
-  const flags: Array<string> = [...holderFlags]
-  if (isDev) flags.push("dev")
-  for (const label of labels) if (!flags.includes(label)) flags.push(label)
-  const key = flags.join("\u0000")
-  let list = labelledFlagLists.get(key)
-  if (list === undefined) {
-    list = Object.freeze(flags)
-    // Labels come from events: past a bound, new combinations are kept per trade, not interned.
-    if (labelledFlagLists.size < MAX_INTERNED) labelledFlagLists.set(key, list)
-  }
-  return list
 }
 
 /**
@@ -157,6 +139,9 @@ export class MarketEngine {
   private readonly tokensByCreator = new Map<string, Array<TokenBook>>()
   /** Tokens by chain, then by canonical address: the per-event lookup builds no key string. */
   private readonly tokensByChain = new Map<Chain, Map<string, TokenBook>>()
+  /** The codes this engine's trade feeds store terminals and flag lists as. */
+  private readonly tradeCodes = new TradeCodes()
+  private readonly tradeFlagLists = new TradeFlagLists()
   private readonly identityFeeds: Record<IdentityFeed, TradeRing>
   /**
    * Records the pages built from ring rows, handed out again to the next reads (ReadRecords). A
@@ -183,11 +168,33 @@ export class MarketEngine {
   private changeRound = 1
   private eventCount = 0
   private tradeCount = 0
+  /** Scratch of each swap's holder-book call (the book reads it and keeps nothing). */
+  private readonly swapBuyContext: { -readonly [K in keyof BuyContext]: BuyContext[K] } = {
+    block: 0,
+    timestamp: 0,
+    walletFundedAt: null,
+    fundedByCex: false,
+    terminal: null,
+    phishing: false
+  }
+  /** Scratch of each swap's position fill (the apply functions read it and keep nothing). */
+  private readonly swapFill: { -readonly [K in keyof Positions.Fill]: Positions.Fill[K] } = {
+    tokenAmount: 0n,
+    valueNative: 0n,
+    valueUsd: 0n,
+    feesNative: 0n,
+    feesUsd: 0n,
+    marketCapNative: 0n,
+    marketCapUsd: 0n,
+    timestamp: 0
+  }
+  /** Scratch of each swap's trade id halves (`tradeIdHalves`). */
+  private readonly swapIdHalves = new Float64Array(2)
 
   constructor(readonly options: EngineOptions = defaultEngineOptions) {
     this.identityFeeds = {
-      kol: new TradeRing(options.identityFeedSize),
-      partnerscan: new TradeRing(options.identityFeedSize)
+      kol: new TradeRing(this.tradeCodes, options.identityFeedSize),
+      partnerscan: new TradeRing(this.tradeCodes, options.identityFeedSize)
     }
   }
 
@@ -510,7 +517,7 @@ export class MarketEngine {
     if (feeDex !== 0n) token.addTotal(TotalKind.feeDex, feeDex, nativeUsdValue(chain, feeDex, nativeUsd))
     token.addTotal(TotalKind.volume, nativeAmount, valueUsd)
 
-    const context = tradeContext
+    const context = this.swapBuyContext
     context.block = e.block
     context.timestamp = timestamp
     context.walletFundedAt = wallet.fundedAt
@@ -532,7 +539,7 @@ export class MarketEngine {
     const position = this.positionOf(token, wallet, timestamp)
     // Explicit charges the trader paid; the dex fee is already inside the execution price.
     const feeUnits = feeTx + feeValidator + feePlatform
-    const fill = tradeFill
+    const fill = this.swapFill
     fill.tokenAmount = tokenAmount
     fill.valueNative = valueNative
     fill.valueUsd = valueUsd
@@ -546,9 +553,10 @@ export class MarketEngine {
     this.positionChanged(token, position.slot, wallet)
 
     // the trade object: the swap's inputs and shared references; its figures are derived on read
-    tradeIdHalves(e.id)
-    const idA = idHalves[0]!
-    const idB = idHalves[1]!
+    const halves = this.swapIdHalves
+    tradeIdHalves(e.id, halves)
+    const idA = halves[0]!
+    const idB = halves[1]!
     const record = new TradeRecord(
       ++this.seq,
       spellTradeId(idA, idB),
@@ -559,7 +567,7 @@ export class MarketEngine {
       tokenAmount,
       nativeAmount,
       nativeUsd,
-      tradeFlags(holderFlags, trader === token.creator, wallet.labels),
+      this.tradeFlagLists.of(holderFlags, trader === token.creator, wallet.labels),
       e.terminal === null ? null : interned(e.terminal),
       wallet.identities,
       timestamp,
@@ -569,7 +577,7 @@ export class MarketEngine {
     let ring = token.recentTrades
     if (ring === undefined) {
       const capacity = this.options.recentTradesPerToken
-      ring = new TradeRing(capacity, undefined, Math.max(1, capacity >> 1))
+      ring = new TradeRing(this.tradeCodes, capacity, undefined, Math.max(1, capacity >> 1))
       token.recentTrades = ring
     }
     const left = ring.push(record)

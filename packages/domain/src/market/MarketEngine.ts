@@ -223,7 +223,7 @@ export class MarketEngine {
    * token's trailing windows 55 s early and date them in the future. Without a limit (a replay of
    * the log, an embedder), event times are the clock.
    */
-  apply(event: MarketEvent, clockLimit: number = Infinity): Rejection {
+  apply(event: MarketEvent, clockLimit: number = Infinity): Rejection | undefined {
     const at = event.timestamp
     if (at > this.clock) this.clock = at <= clockLimit ? at : Math.max(this.clock, clockLimit)
     const rejection = this.fold(event)
@@ -241,7 +241,7 @@ export class MarketEngine {
    * a token before it exists: a swap dated 1970 gave a position an `updatedAt` decades before its
    * `openedAt`); within it, it is clock skew between an indexer's sources and is taken.
    */
-  check(event: MarketEvent, launchAhead?: (chain: Chain, address: string) => LaunchAhead | undefined): Rejection {
+  check(event: MarketEvent, launchAhead?: (chain: Chain, address: string) => LaunchAhead | undefined): Rejection | undefined {
     const malformed = formRejection(event)
     if (malformed !== undefined) return malformed
     const beyond = this.magnitudeRejection(event)
@@ -253,16 +253,14 @@ export class MarketEngine {
       const other = launched !== undefined
         ? launched.launchIdKey !== stableKeyOf(event.id)
         : (launchAhead?.(event.chain, address)?.id ?? event.id) !== event.id
-      return other ? `token ${event.chain}:${address} was already launched by another event; a token launches once` : undefined
+      return other ? { _tag: "AlreadyLaunched", chain: event.chain, token: address, byAnotherEvent: true } : undefined
     }
     const subject = subjectTokenOf(event)
     if (subject === undefined) return undefined
     const launchedAt = this.tokenOn(subject.chain, subject.token)?.createdAt ??
       launchAhead?.(subject.chain, canonicalAddress(subject.chain, subject.token))?.timestamp
-    if (launchedAt === undefined) return `token ${subject.chain}:${subject.token} is unknown: send its tokenLaunched event first`
-    return event.timestamp < launchedAt - LAUNCH_SKEW_MS
-      ? `timestamp is more than ${LAUNCH_SKEW_MS / 1000} s before its token's launch (${launchedAt} ms): nothing happens to a token before it exists`
-      : undefined
+    if (launchedAt === undefined) return { _tag: "UnknownToken", chain: subject.chain, token: subject.token }
+    return event.timestamp < launchedAt - LAUNCH_SKEW_MS ? { _tag: "BeforeLaunch", launchedAt, skewMs: LAUNCH_SKEW_MS } : undefined
   }
 
   /** Moves the clock to `now`, expiring trades out of the stats windows of active tokens. */
@@ -311,7 +309,7 @@ export class MarketEngine {
     return changes
   }
 
-  private fold(e: MarketEvent): Rejection {
+  private fold(e: MarketEvent): Rejection | undefined {
     const beyond = this.magnitudeRejection(e)
     if (beyond !== undefined) return beyond
     switch (e.type) {
@@ -391,7 +389,7 @@ export class MarketEngine {
   }
 
   /** `magnitudeRejection`, with the event's native USD price parsed once (`usdOf`) for the check and the fold. */
-  private magnitudeRejection(e: MarketEvent): Rejection {
+  private magnitudeRejection(e: MarketEvent): Rejection | undefined {
     const text = e.type === "swap" || e.type === "liquidityChanged" ? e.nativeUsd : e.type === "nativePrice" ? e.usd : undefined
     return magnitudeRejection(e, text === undefined ? undefined : this.usdOf(text))
   }
@@ -416,9 +414,9 @@ export class MarketEngine {
   }
 
   /** Applies `change` to the token; it returns false when the event changed nothing (no touch then). */
-  private withToken(chain: Chain, address: string, change: (token: TokenBook) => boolean | void, at: number): Rejection {
+  private withToken(chain: Chain, address: string, change: (token: TokenBook) => boolean | void, at: number): Rejection | undefined {
     const token = this.tokenOn(chain, address)
-    if (token === undefined) return `token ${chain}:${address} is unknown: send its tokenLaunched event first`
+    if (token === undefined) return { _tag: "UnknownToken", chain, token: address }
     if (change(token) !== false) this.touch(token, at)
     return undefined
   }
@@ -434,10 +432,10 @@ export class MarketEngine {
     this.changedTokens.add(token)
   }
 
-  private onLaunch(e: Events.TokenLaunched): Rejection {
+  private onLaunch(e: Events.TokenLaunched): Rejection | undefined {
     const address = canonicalAddress(e.chain, e.token)
     const key = `${e.chain}:${address}`
-    if (this.tokens.has(key)) return `token ${key} was already launched`
+    if (this.tokens.has(key)) return { _tag: "AlreadyLaunched", chain: e.chain, token: address, byAnotherEvent: false }
     const creator = canonicalAddress(e.chain, e.creator)
     const token = new TokenBook(
       e.chain,
@@ -472,10 +470,10 @@ export class MarketEngine {
     return undefined
   }
 
-  private onSwap(e: Events.Swap): Rejection {
+  private onSwap(e: Events.Swap): Rejection | undefined {
     const chain = e.chain
     const token = this.tokenOn(chain, e.token)
-    if (token === undefined) return `token ${chain}:${e.token} is unknown: send its tokenLaunched event first`
+    if (token === undefined) return { _tag: "UnknownToken", chain, token: e.token }
     const wallet = this.wallets.getOrCreate(chain, canonicalAddress(chain, e.trader))
     // The wallet's copy of the address: one string per wallet, shared by its trades and positions.
     const trader = wallet.address
@@ -598,9 +596,9 @@ export class MarketEngine {
     return wallet.hasLabel("partnerscan") || wallet.identities.some((p) => p.source === "partnerscan")
   }
 
-  private onTransfer(e: Events.Transfer): Rejection {
+  private onTransfer(e: Events.Transfer): Rejection | undefined {
     const token = this.tokenOn(e.chain, e.token)
-    if (token === undefined) return `token ${e.chain}:${e.token} is unknown: send its tokenLaunched event first`
+    if (token === undefined) return { _tag: "UnknownToken", chain: e.chain, token: e.token }
     const from = e.from === null ? null : canonicalAddress(e.chain, e.from)
     const to = e.to === null ? null : canonicalAddress(e.chain, e.to)
     // A wallet sending to itself moves nothing: no balance, cost basis or cycle changes.
@@ -638,7 +636,7 @@ export class MarketEngine {
     return undefined
   }
 
-  private onWalletFunded(e: Events.WalletFunded): Rejection {
+  private onWalletFunded(e: Events.WalletFunded): Rejection | undefined {
     const address = canonicalAddress(e.chain, e.wallet)
     const wallet = this.wallets.getOrCreate(e.chain, address)
     if (!supersedesFunding(wallet.funding, e)) return undefined
@@ -653,7 +651,7 @@ export class MarketEngine {
     return undefined
   }
 
-  private onWalletLabeled(e: Events.WalletLabeled): Rejection {
+  private onWalletLabeled(e: Events.WalletLabeled): Rejection | undefined {
     const address = canonicalAddress(e.chain, e.wallet)
     const wallet = this.wallets.getOrCreate(e.chain, address)
     if (!wallet.setLabel(e.label, e.active)) return undefined

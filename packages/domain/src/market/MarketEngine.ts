@@ -20,7 +20,8 @@ import { formRejection, magnitudeRejection } from "./EventChecks.js"
 import type { Rejection } from "./EventChecks.js"
 import type { BuyContext } from "./Holders.js"
 import { interned } from "./Interned.js"
-import { fundingOf, fundingWire, supersedesFunding, WalletDirectory, type WalletRecord } from "./Wallets.js"
+import { fundingOf, fundingWire, supersedesFunding } from "./Funding.js"
+import { WalletDirectory, type WalletRecord } from "./Wallets.js"
 
 export interface EngineOptions {
   /** How long raw trades stay in each token's tape (stats windows need 24 hours). */

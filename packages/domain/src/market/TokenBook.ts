@@ -14,8 +14,8 @@ import { HolderBook } from "./Holders.js"
 import type { TradeContext, TradeRing } from "./TradeFeed.js"
 import { TradeTape } from "./TradeTape.js"
 import { PositionBook } from "./Positions.js"
-import type { FundingValue } from "./Wallets.js"
-import { unresolvedFunding } from "./Wallets.js"
+import type { FundingValue } from "./Funding.js"
+import { unresolvedFunding } from "./Funding.js"
 
 export interface PoolState {
   readonly address: string

@@ -33,10 +33,12 @@ import * as TradeFeed from "../market/TradeFeed.js"
 import { TradeCodes, TradeRecord, TradeRing } from "../market/TradeFeed.js"
 import * as TradeTapeModule from "../market/TradeTape.js"
 import { TradeTape } from "../market/TradeTape.js"
+import * as Funding from "../market/Funding.js"
 import * as Wallets from "../market/Wallets.js"
 import * as Wide from "../market/Wide.js"
 import { TextBytes } from "../market/TextBytes.js"
-import { PackedFunding, unresolvedFunding, WalletDirectory, WalletRecord } from "../market/Wallets.js"
+import { PackedFunding, unresolvedFunding } from "../market/Funding.js"
+import { WalletDirectory, WalletRecord } from "../market/Wallets.js"
 import * as Codec from "./ObjectGraphCodec.js"
 
 export { SnapshotChangedError, SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from "./ObjectGraphCodec.js"
@@ -156,6 +158,7 @@ const engineModules: ReadonlyArray<readonly [string, Record<string, unknown>]> =
   ["CandleAggregate", CandleAggregate],
   ["Candles", Candles],
   ["Wallets", Wallets],
+  ["Funding", Funding],
   ["Wide", Wide],
   ["Fixed", Fixed]
 ]

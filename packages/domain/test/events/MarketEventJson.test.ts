@@ -21,7 +21,7 @@ import {
   fieldCounts,
   marketEventJson,
   MarketEvent as MarketEventSchema
-} from "../../src/events/MarketEvent.js"
+} from "../../src/events/Events.js"
 import { MarketSimulator } from "../../src/simulator/MarketSimulator.js"
 
 /** A value's exact shape: key order, bigints and -0 included (JSON.stringify alone loses them). */

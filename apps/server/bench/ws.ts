@@ -307,7 +307,7 @@ class Clients {
   }
 }
 
-const startStream = async (market: Market.MarketShape, encoders: Encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson }) => {
+const startStream = async (market: Market.MarketShape, encoders: Encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson }) => {
   const server = createServer()
   const upgrades = ownUpgrades(server)
   const stream = new StreamServer(market, { gate: admitAll, encoders })
@@ -466,7 +466,7 @@ const tradeCase = (market: Market.MarketShape) => (hub: StreamHub): FanOutCase =
     return rest as Trade
   }
   const renew = () => {
-    for (const record of records) record.json = undefined
+    for (const record of records) Encoding.forgetTradeEncoding(record)
   }
   return {
     subscribe: JSON.stringify({ action: "subscribe", channel: "spot.trades", filters: { chain: token.chain, token: token.address } }),
@@ -627,7 +627,7 @@ const latency = async (clients: Clients, breakdown: boolean) => {
   const durationSwaps = (targetTradesPerSec * (warmUpMs + durationMs)) / 1000
   console.log(`latency run: ${market.engine.stats.tokens} tokens, ${future.filter((e) => e.type === "swap").length} swaps to replay`)
   const clock = new StageClock()
-  const encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson }
+  const encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson }
   if (breakdown) {
     clock.wrap(encoders, "tokenJson", () => {
       if (clock.batch !== undefined) clock.batch.tokenEncodes++

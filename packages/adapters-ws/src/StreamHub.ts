@@ -1,8 +1,8 @@
 /**
  * Fan-out of market changes to subscriptions. The market calls `onChanges` once per folded batch;
  * the hub looks each changed object up in per-channel indexes, encodes it once if some
- * subscription receives it (token and trade JSON come from the REST encoders and are cached on the
- * object), queues a reference to those bytes on every matching connection, and flushes each
+ * subscription receives it (token and trade JSON come from the REST encoders, which keep them
+ * beside the object), queues a reference to those bytes on every matching connection, and flushes each
  * touched connection with one write. Every encoding of a batch happens before its first write.
  * No fiber, queue or closure per trade; nothing is encoded per subscriber.
  */
@@ -13,10 +13,12 @@ import type { Connection, ConnectionOwner, Subscription } from "./Connection.js"
 import type { CandlesSpec, ChainSlug, IdentityFeed, SubscriptionSpec, TradesSpec } from "./SubscribeFilters.js"
 import { inIdentityFeed, matchesFlags } from "./TradeMatch.js"
 
-/** The REST encoders (JSON cached on the object), so stream and REST bytes are the same. */
+/** The REST encoders (each object encoded once, kept on the encoders' side), so stream and REST bytes are the same. */
 export interface Encoders {
   readonly tokenJson: (token: TokenBook) => string
   readonly tradeJson: (record: TradeRecord) => string
+  /** The trade's REST JSON if a reader already encoded it, else undefined (encodes nothing). */
+  readonly encodedTradeJson: (record: TradeRecord) => string | undefined
 }
 
 /** encodeSync of the wire schema behind its compiled check, as the REST encoders (adapters-http Encoding). */
@@ -336,7 +338,7 @@ export class StreamHub implements ConnectionOwner {
  * `platforms`, wallet and identity modes `platforms`), each made at most once per batch and only
  * if some subscription receives it; forms with the same bytes share them (no flags: token mode is
  * the wallet form; no terminal: the wallet form is the REST trade). The REST form is `tradeJson`
- * (encoded once, cached on the record, shared with REST reads). A form without fields is cut out
+ * (encoded once, kept by the REST encoders, shared with REST reads). A form without fields is cut out
  * of that JSON when a reader already made it (no second encoding); otherwise it is encoded alone
  * with the schema, so the stream keeps no JSON on records REST never asked for (identity feeds
  * hold 20,000 trades each). One instance, reset per trade: no object per trade.
@@ -362,21 +364,21 @@ class TradeForms {
       const record = this.record!
       this.noPlatforms = record.terminal === null
         ? (this.full ??= Buffer.from(this.encoders.tradeJson(record)))
-        : tradeForm(record, false)
+        : tradeForm(record, false, this.encoders)
     }
     return this.noPlatforms
   }
 
   /** token mode */
   tokenMode(): Buffer {
-    if (this.noFlags === undefined) this.noFlags = this.record!.flags.length === 0 ? this.withoutPlatforms() : tradeForm(this.record!, true)
+    if (this.noFlags === undefined) this.noFlags = this.record!.flags.length === 0 ? this.withoutPlatforms() : tradeForm(this.record!, true, this.encoders)
     return this.noFlags
   }
 }
 
 /** The trade without `platforms` (and without `flags` when `dropFlags`): cut from the cached REST JSON, or encoded alone. */
-const tradeForm = (record: TradeRecord, dropFlags: boolean): Buffer => {
-  let text = record.json
+const tradeForm = (record: TradeRecord, dropFlags: boolean, encoders: Encoders): Buffer => {
+  let text = encoders.encodedTradeJson(record)
   if (text !== undefined) {
     const trade = record.trade
     if (dropFlags && trade.flags !== undefined) text = withoutMember(text, "flags", trade.flags)

@@ -27,8 +27,8 @@
  * same once a second until it succeeds, so such a batch is served even if no other batch comes.
  */
 import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Schedule, SchemaIssue, SchemaParser, Semaphore, Stream } from "effect"
-import type { LaunchAhead, MarketEvent } from "@spot/domain"
-import { Chain, Events } from "@spot/domain"
+import type { LaunchAhead, MarketEvent, Rejection } from "@spot/domain"
+import { Chain, Events, rejectionField, rejectionMessage } from "@spot/domain"
 import type { FieldIssue } from "./errors.js"
 import { Unavailable, ValidationFailed } from "./errors.js"
 import { Market } from "./Market.js"
@@ -287,7 +287,7 @@ export const checkBatch = (
     if (launched !== undefined && !launchedInBatch.has(launched)) launchedInBatch.set(launched, { id: event.id, timestamp: event.timestamp })
     const rejection = market.engine.check(event, launchAhead)
     if (rejection !== undefined) {
-      issues.push({ field: rejectionField(i, event, rejection), message: withId(event.id, rejection) })
+      issues.push({ field: refusedFieldPath(i, event, rejection), message: withId(event.id, rejectionMessage(rejection)) })
       continue
     }
     events.push(event)
@@ -297,13 +297,13 @@ export const checkBatch = (
 }
 
 /**
- * The field a refusal of the engine's checks is about: the path its message starts with
- * ("tokenAmount beyond …", "poolAfter.bondingCurvePct beyond 100", "token solana:… is unknown")
- * when the event has that field, so a client can tell refusals apart by field as it does the
- * schema's; else the event itself (`events[i]`: "a swap's USD value beyond …").
+ * The field a refusal of the engine's checks is about (`rejectionField`: "tokenAmount",
+ * "poolAfter.bondingCurvePct", "token") when the event has that field, so a client can tell
+ * refusals apart by field as it does the schema's; else the event itself (`events[i]`: "a swap's
+ * USD value beyond …", or an "annotation" of the `annotations` list).
  */
-const rejectionField = (index: number, event: MarketEvent, rejection: string): string => {
-  const path = leadingPath.exec(rejection)?.[0]
+const refusedFieldPath = (index: number, event: MarketEvent, rejection: Rejection): string => {
+  const path = rejectionField(rejection)
   if (path === undefined) return `events[${index}]`
   let value: unknown = event
   for (const key of path.split(".")) {
@@ -312,7 +312,6 @@ const rejectionField = (index: number, event: MarketEvent, rejection: string): s
   }
   return `events[${index}].${path}`
 }
-const leadingPath = /^[A-Za-z]\w*(?:\.[A-Za-z]\w*)*(?= )/
 
 /**
  * The problems of a batch some of whose events could not even be read as JSON (an NDJSON line that

@@ -5,13 +5,13 @@
  * `writeLock`, which a snapshot holds while it writes the engine out across event-loop turns.
  */
 import { Context, Layer, Semaphore } from "effect"
-import type { EngineChanges, EngineOptions, MarketEvent } from "@spot/domain"
+import type { EngineChanges, EngineOptions, MarketEvent, Rejection } from "@spot/domain"
 import { MarketEngine } from "@spot/domain"
 
 export interface IngestOutcome {
   readonly applied: number
   /** Events not applied, with their position in the batch and the reason. */
-  readonly rejected: ReadonlyArray<{ readonly index: number; readonly reason: string }>
+  readonly rejected: ReadonlyArray<{ readonly index: number; readonly reason: Rejection }>
 }
 
 export type ChangeListener = (changes: EngineChanges) => void
@@ -62,7 +62,7 @@ export const makeMarket = (options?: EngineOptions): MarketShape => {
     engine,
     apply: (events, now) => {
       let applied = 0
-      const rejected: Array<{ index: number; reason: string }> = []
+      const rejected: Array<{ index: number; reason: Rejection }> = []
       const sliced = listeners.size > 0
       let slice = 0
       for (let i = 0; i < events.length; i++) {

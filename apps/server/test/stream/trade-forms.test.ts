@@ -59,7 +59,7 @@ describe("spot.trades forms", () => {
     it(`are the REST trade minus the mode's fields, byte for byte (REST JSON ${cached ? "already made: cut" : "not made: encoded alone"})`, () => {
       const writes: Array<Buffer> = []
       const socket = { writableLength: 0, writableNeedDrain: false, write: (b: Buffer) => writes.push(Buffer.from(b)) > 0, once: () => socket, on: () => socket }
-      const hub = new StreamHub(sim.market, { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson })
+      const hub = new StreamHub(sim.market, { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson })
       hub.stop()
       for (const record of records) {
         // one connection: its subscriptions s1, s2, s3 have distinct prefixes
@@ -73,12 +73,12 @@ describe("spot.trades forms", () => {
         const token = subscribe("spot.trades", { chain: record.chain, token: record.token })
         const wallet = subscribe("spot.trades", { chain: record.chain, wallet: record.trader })
         const identity = record.flags.includes("kol") ? subscribe("spot.trades", { identity: "kol" }) : undefined
-        record.json = undefined
+        Encoding.forgetTradeEncoding(record)
         if (cached) Encoding.tradeJson(record)
         writes.length = 0
         hub.onChanges({ tokens: [], trades: [record], positions: [], leftMemory: [] })
         // the stream keeps no REST JSON on a record nobody else encoded (unless it sent the REST form itself)
-        if (!cached && record.terminal !== null) expect(record.json).toBeUndefined()
+        if (!cached && record.terminal !== null) expect(Encoding.encodedTradeJson(record)).toBeUndefined()
         const texts = writes.flatMap(frameTexts)
         const dataOf = (prefix: string) => {
           const text = texts.find((t) => t.startsWith(prefix) && t.includes(`"id":${JSON.stringify(record.id)}`))

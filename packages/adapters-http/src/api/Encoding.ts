@@ -1,7 +1,8 @@
 /**
  * Response bodies. Objects that many readers share — a token, a trade — are encoded with their
- * wire schema once per change and the JSON text is cached on the object; pages are assembled
- * from those texts. Everything else is encoded per response with its schema.
+ * wire schema once per change and the JSON text is kept here, in a WeakMap keyed by the object
+ * (a token's checked against its `wireVersion`); pages are assembled from those texts.
+ * Everything else is encoded per response with its schema.
  *
  * Pages (trades, discovery) are assembled as bytes: each shared object's JSON is also kept as a
  * Buffer (converted once per change) and a page is one `Buffer.concat` of those and the small
@@ -24,28 +25,61 @@ const encodeTrade = CompiledCheck.encoder(Trade)
 export const encodeCandles = CompiledCheck.encoder(CandlesResponse)
 export const encodePositionsPage = CompiledCheck.encoder(PositionsPage)
 
+/** A token's JSON as of one `wireVersion`, and its UTF-8 bytes once a reader wanted them. */
+interface TokenEncoding {
+  readonly version: number
+  readonly json: string
+  bytes: Buffer | undefined
+}
+
+/** Each token's latest encoding, kept here beside the token (the domain object carries only its version). */
+const tokenEncodings = new WeakMap<TokenBook, TokenEncoding>()
+
+const tokenEncoding = (token: TokenBook): TokenEncoding => {
+  const version = token.wireVersion
+  const known = tokenEncodings.get(token)
+  if (known !== undefined && known.version === version) return known
+  const encoding: TokenEncoding = { version, json: JSON.stringify(encodeToken(token.toWire())), bytes: undefined }
+  tokenEncodings.set(token, encoding)
+  return encoding
+}
+
 /** The token object's JSON, encoded once per change of the token. */
-export const tokenJson = (token: TokenBook): string => {
-  if (token.encoded === undefined) token.encoded = JSON.stringify(encodeToken(token.toWire()))
-  return token.encoded
-}
-
-/** The trade object's JSON (REST form), encoded once. */
-export const tradeJson = (record: TradeRecord): string => {
-  if (record.json === undefined) record.json = JSON.stringify(encodeTrade(record.trade))
-  return record.json
-}
-
-const tokenBytesCache = new WeakMap<TokenBook, { readonly json: string; readonly bytes: Buffer }>()
+export const tokenJson = (token: TokenBook): string => tokenEncoding(token).json
 
 /** The token's JSON as UTF-8 bytes, converted once per change of the token. */
 export const tokenBytes = (token: TokenBook): Buffer => {
-  const json = tokenJson(token)
-  const cached = tokenBytesCache.get(token)
-  if (cached !== undefined && cached.json === json) return cached.bytes
-  const bytes = Buffer.from(json, "utf8")
-  tokenBytesCache.set(token, { json, bytes })
-  return bytes
+  const encoding = tokenEncoding(token)
+  return (encoding.bytes ??= Buffer.from(encoding.json, "utf8"))
+}
+
+/** A trade's REST JSON, and its UTF-8 bytes once a page wanted them (a record never changes). */
+interface TradeEncoding {
+  readonly json: string
+  bytes: Buffer | undefined
+}
+
+/** Each trade's encoding, kept here beside the record for as long as the record lives. */
+const tradeEncodings = new WeakMap<TradeRecord, TradeEncoding>()
+
+const tradeEncoding = (record: TradeRecord): TradeEncoding => {
+  let encoding = tradeEncodings.get(record)
+  if (encoding === undefined) {
+    encoding = { json: JSON.stringify(encodeTrade(record.trade)), bytes: undefined }
+    tradeEncodings.set(record, encoding)
+  }
+  return encoding
+}
+
+/** The trade object's JSON (REST form), encoded once per record. */
+export const tradeJson = (record: TradeRecord): string => tradeEncoding(record).json
+
+/** The trade's REST JSON if a reader already encoded it (the stream cuts its other forms from it), else undefined. */
+export const encodedTradeJson = (record: TradeRecord): string | undefined => tradeEncodings.get(record)?.json
+
+/** Drops the trade's kept encoding, so the next reader encodes it anew (benchmarks and tests of a first encoding). */
+export const forgetTradeEncoding = (record: TradeRecord): void => {
+  tradeEncodings.delete(record)
 }
 
 /**
@@ -53,7 +87,10 @@ export const tokenBytes = (token: TokenBook): Buffer => {
  * record for a trade while the engine keeps it among the records it has built (ReadRecords), so a
  * hot page encodes nothing.
  */
-export const tradeBytes = (record: TradeRecord): Uint8Array => (record.bytes ??= Buffer.from(tradeJson(record), "utf8"))
+export const tradeBytes = (record: TradeRecord): Uint8Array => {
+  const encoding = tradeEncoding(record)
+  return (encoding.bytes ??= Buffer.from(encoding.json, "utf8"))
+}
 
 /**
  * A body assembled from cached byte pieces and the text between them (framing, ranks, cursors):

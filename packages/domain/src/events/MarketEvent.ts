@@ -342,6 +342,3 @@ export const subjectTokenOf = (event: MarketEvent): { readonly chain: MarketEven
 /** Decodes one JSON event; fails with a SchemaError naming every problem. */
 export const decodeMarketEvent = Schema.decodeUnknownExit(MarketEvent)
 export const encodeMarketEvent = Schema.encodeSync(MarketEvent)
-
-/** Fast paths for ingest, checked against the schema by property tests (MarketEventJson.ts). */
-export { carriesOnlyEventFields, decodeMarketEventFast, encodeMarketEventFast, fieldCounts, marketEventJson } from "./MarketEventJson.js"

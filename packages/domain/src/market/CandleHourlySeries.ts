@@ -34,8 +34,8 @@ const noEntries = new Float64Array(0)
 export const LATEST_CACHE_SLOTS = 3 + AGGREGATE_SLOTS
 const CACHE_AGGREGATE = 3
 
-/** Reused by scans (single-threaded, never re-entered) so a query allocates only its answer. */
-const scanVolume = new Float64Array(2)
+/** Scratch of scans, so a query allocates only its answer: filled and read within one call, nothing kept between calls. */
+const scanVolumeScratch = new Float64Array(2)
 
 export class CandleHourlySeries {
   private entries: Float64Array = noEntries
@@ -217,7 +217,7 @@ export class CandleHourlySeries {
       if (hourStart < floor) break
       if (!(hourStart >= bucket)) {
         if (bucket === bucket) {
-          out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolume[0], scanVolume[1]) })
+          out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolumeScratch[0], scanVolumeScratch[1]) })
           if (out.length >= limit) {
             bucket = NaN
             break
@@ -228,8 +228,8 @@ export class CandleHourlySeries {
         high = entries[at + 1 + HIGH + series]
         low = entries[at + 1 + LOW + series]
         close = entries[at + 1 + CLOSE + series]
-        scanVolume[0] = entries[at + volumeAt]
-        scanVolume[1] = entries[at + volumeAt + 1]
+        scanVolumeScratch[0] = entries[at + volumeAt]
+        scanVolumeScratch[1] = entries[at + volumeAt + 1]
       } else {
         // Walking backwards: each earlier hour's open replaces the bucket's open.
         open = entries[at + 1 + OPEN + series]
@@ -237,12 +237,12 @@ export class CandleHourlySeries {
         const hourLow = entries[at + 1 + LOW + series]
         if (hourHigh > high) high = hourHigh
         if (hourLow < low) low = hourLow
-        addSplit(scanVolume, 0, entries[at + volumeAt], entries[at + volumeAt + 1])
+        addSplit(scanVolumeScratch, 0, entries[at + volumeAt], entries[at + volumeAt + 1])
       }
       seq--
     }
     if (bucket === bucket) {
-      out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolume[0], scanVolume[1]) })
+      out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolumeScratch[0], scanVolumeScratch[1]) })
     }
     return out.reverse()
   }

@@ -13,8 +13,56 @@ import { subjectTokenOf } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
 import { nativeUsdValue } from "./TokenBook.js"
 
-/** Why an event was not applied; `undefined` when it was. */
-export type Rejection = string | undefined
+/**
+ * Why an event was not applied (functions that check return it, or `undefined` when the event
+ * passes). Each variant carries what its message needs (`rejectionMessage`) and names the field at
+ * fault when one is (`rejectionField`).
+ */
+export type Rejection =
+  /** One field of the event is refused: "`field` `problem`". */
+  | { readonly _tag: "FieldRefused"; readonly field: string; readonly problem: string }
+  /** The event as a whole is refused: no one field is at fault. */
+  | { readonly _tag: "EventRefused"; readonly problem: string }
+  /** The event's token was never launched. */
+  | { readonly _tag: "UnknownToken"; readonly chain: Chain; readonly token: string }
+  /** A launch of a token already launched: by an event of another id (`byAnotherEvent`, ingest's check), or again (the fold). */
+  | { readonly _tag: "AlreadyLaunched"; readonly chain: Chain; readonly token: string; readonly byAnotherEvent: boolean }
+  /** An event dated more than `skewMs` before its token's launch (at `launchedAt`). */
+  | { readonly _tag: "BeforeLaunch"; readonly launchedAt: number; readonly skewMs: number }
+
+/** The refusal of one field. */
+export const fieldRefused = (field: string, problem: string): Rejection => ({ _tag: "FieldRefused", field, problem })
+
+/** The text a refusal is told with (ingest's messages, docs/ingest.md). */
+export const rejectionMessage = (rejection: Rejection): string => {
+  switch (rejection._tag) {
+    case "FieldRefused":
+      return `${rejection.field} ${rejection.problem}`
+    case "EventRefused":
+      return rejection.problem
+    case "UnknownToken":
+      return `token ${rejection.chain}:${rejection.token} is unknown: send its tokenLaunched event first`
+    case "AlreadyLaunched":
+      return `token ${rejection.chain}:${rejection.token} was already launched${rejection.byAnotherEvent ? " by another event; a token launches once" : ""}`
+    case "BeforeLaunch":
+      return `timestamp is more than ${rejection.skewMs / 1000} s before its token's launch (${rejection.launchedAt} ms): nothing happens to a token before it exists`
+  }
+}
+
+/** The path of the event's field a refusal is about ("poolAfter.bondingCurvePct"), or undefined when it is the whole event's. */
+export const rejectionField = (rejection: Rejection): string | undefined => {
+  switch (rejection._tag) {
+    case "FieldRefused":
+      return rejection.field
+    case "EventRefused":
+      return undefined
+    case "UnknownToken":
+    case "AlreadyLaunched":
+      return "token"
+    case "BeforeLaunch":
+      return "timestamp"
+  }
+}
 
 /** Largest token amount (base units) an event may carry: 10^36. */
 export const MAX_BASE_UNITS = 10n ** 36n
@@ -41,26 +89,26 @@ const pctBeyond100 = (text: string): boolean => Number(text) > 100
  * folds inside its exact wide integers (Wide.ts), whatever the number of events. `nativeUsd`: the
  * event's native USD price already parsed, if the caller has it.
  */
-export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rejection => {
+export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rejection | undefined => {
   switch (e.type) {
     case "tokenLaunched":
-      if (e.decimals > Fixed.SCALE_DIGITS) return `decimals beyond ${Fixed.SCALE_DIGITS}: the API's decimal strings carry ${Fixed.SCALE_DIGITS} places`
-      return e.supply > MAX_BASE_UNITS ? `supply beyond ${MAX_BASE_UNITS} base units` : undefined
+      if (e.decimals > Fixed.SCALE_DIGITS) return fieldRefused("decimals", `beyond ${Fixed.SCALE_DIGITS}: the API's decimal strings carry ${Fixed.SCALE_DIGITS} places`)
+      return e.supply > MAX_BASE_UNITS ? fieldRefused("supply", `beyond ${MAX_BASE_UNITS} base units`) : undefined
     case "transfer":
-      return e.amount > MAX_BASE_UNITS ? `amount beyond ${MAX_BASE_UNITS} base units` : undefined
+      return e.amount > MAX_BASE_UNITS ? fieldRefused("amount", `beyond ${MAX_BASE_UNITS} base units`) : undefined
     case "curveProgressed":
-      return pctBeyond100(e.bondingCurvePct) ? "bondingCurvePct beyond 100" : undefined
+      return pctBeyond100(e.bondingCurvePct) ? fieldRefused("bondingCurvePct", "beyond 100") : undefined
     case "securityScored":
       // a share of the liquidity (spec: 0-100), served as is
-      return e.lpBurntPct !== null && pctBeyond100(e.lpBurntPct) ? "lpBurntPct beyond 100" : undefined
+      return e.lpBurntPct !== null && pctBeyond100(e.lpBurntPct) ? fieldRefused("lpBurntPct", "beyond 100") : undefined
     case "swap": {
-      if (e.tokenAmount > MAX_BASE_UNITS) return `tokenAmount beyond ${MAX_BASE_UNITS} base units`
+      if (e.tokenAmount > MAX_BASE_UNITS) return fieldRefused("tokenAmount", `beyond ${MAX_BASE_UNITS} base units`)
       // A swap's native value is its price: 0 would price the token at 0 and zero every holder's value.
-      if (e.nativeAmount === 0n) return "nativeAmount must be above 0: a swap's native value prices the token (a fill worth nothing is no price)"
+      if (e.nativeAmount === 0n) return fieldRefused("nativeAmount", "must be above 0: a swap's native value prices the token (a fill worth nothing is no price)")
       const curvePct = e.poolAfter?.bondingCurvePct
-      if (curvePct != null && pctBeyond100(curvePct)) return "poolAfter.bondingCurvePct beyond 100"
+      if (curvePct != null && pctBeyond100(curvePct)) return fieldRefused("poolAfter.bondingCurvePct", "beyond 100")
       if (e.poolAfter != null && e.poolAfter.liquidityNative > maxNativeUnits[e.chain]) {
-        return `poolAfter.liquidityNative beyond ${maxNativeUnits[e.chain]} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
+        return fieldRefused("poolAfter.liquidityNative", `beyond ${maxNativeUnits[e.chain]} base units (10^10 whole ${nativeAsset[e.chain].symbol})`)
       }
       const usd = nativeUsd ?? Fixed.parse(e.nativeUsd)
       const usdRejection = nativeUsdRejection("nativeUsd", usd)
@@ -68,9 +116,9 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
       const max = maxNativeUnits[e.chain]
       const fees = e.fees
       if (e.nativeAmount > max || fees.transaction > max || fees.validator > max || fees.platform > max || fees.dex > max) {
-        return `a native amount beyond ${max} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
+        return { _tag: "EventRefused", problem: `a native amount beyond ${max} base units (10^10 whole ${nativeAsset[e.chain].symbol})` }
       }
-      if (nativeUsdValue(e.chain, e.nativeAmount, usd) > MAX_SWAP_USD) return `a swap's USD value beyond ${Fixed.format(MAX_SWAP_USD)}`
+      if (nativeUsdValue(e.chain, e.nativeAmount, usd) > MAX_SWAP_USD) return { _tag: "EventRefused", problem: `a swap's USD value beyond ${Fixed.format(MAX_SWAP_USD)}` }
       return undefined
     }
     case "nativePrice":
@@ -78,11 +126,11 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
     case "liquidityChanged":
       // a pool's value, as a swap's: at most 10^10 whole native units (the whole supply of SOL is under 10^9)
       if (e.liquidityNative > maxNativeUnits[e.chain]) {
-        return `liquidityNative beyond ${maxNativeUnits[e.chain]} base units (10^10 whole ${nativeAsset[e.chain].symbol})`
+        return fieldRefused("liquidityNative", `beyond ${maxNativeUnits[e.chain]} base units (10^10 whole ${nativeAsset[e.chain].symbol})`)
       }
       return nativeUsdRejection("nativeUsd", nativeUsd ?? Fixed.parse(e.nativeUsd))
     case "walletFunded":
-      return e.amount !== null && e.amount > MAX_BASE_UNITS ? `amount beyond ${MAX_BASE_UNITS} base units` : undefined
+      return e.amount !== null && e.amount > MAX_BASE_UNITS ? fieldRefused("amount", `beyond ${MAX_BASE_UNITS} base units`) : undefined
     default:
       return undefined
   }
@@ -93,9 +141,9 @@ export const magnitudeRejection = (e: MarketEvent, nativeUsd?: Fixed.Fixed): Rej
  * `liquidityChanged.nativeUsd`): above 0 at the 18 places the API serves (an asset worth nothing
  * is an indexer's error, and every USD figure of the chain would read 0) and at most 10^9.
  */
-const nativeUsdRejection = (field: string, usd: Fixed.Fixed | undefined): Rejection => {
-  if (usd === undefined || usd > MAX_NATIVE_USD) return `${field} beyond ${Fixed.format(MAX_NATIVE_USD)}`
-  if (usd <= 0n) return `${field} must be above 0 (at 18 decimal places): a native asset is worth something`
+const nativeUsdRejection = (field: string, usd: Fixed.Fixed | undefined): Rejection | undefined => {
+  if (usd === undefined || usd > MAX_NATIVE_USD) return fieldRefused(field, `beyond ${Fixed.format(MAX_NATIVE_USD)}`)
+  if (usd <= 0n) return fieldRefused(field, `must be above 0 (at 18 decimal places): a native asset is worth something`)
   return undefined
 }
 
@@ -106,18 +154,18 @@ const nativeUsdRejection = (field: string, usd: Fixed.Fixed | undefined): Reject
  * never be read: the reads refuse the address), or a name or text the API could not serve well
  * (`named`, `served`).
  */
-export const formRejection = (e: MarketEvent): Rejection => {
+export const formRejection = (e: MarketEvent): Rejection | undefined => {
   if (!visibleAscii.test(e.id)) {
-    if (/[\u0000-\u001f\u007f]/.test(e.id)) return "id has a control character"
+    if (/[\u0000-\u001f\u007f]/.test(e.id)) return fieldRefused("id", "has a control character")
     // stored as text, a lone surrogate becomes U+FFFD: "X\ud800" and "X\udc00" would be one event
-    if (loneSurrogate.test(e.id)) return "id is not well-formed Unicode (a lone surrogate)"
+    if (loneSurrogate.test(e.id)) return fieldRefused("id", "is not well-formed Unicode (a lone surrogate)")
   }
   const subject = subjectTokenOf(e)
   if (subject !== undefined && !isAddressOn(subject.chain, subject.token)) {
-    return `token ${JSON.stringify(subject.token)} is not ${describeAddressOn(subject.chain)}`
+    return fieldRefused("token", `${JSON.stringify(subject.token)} is not ${describeAddressOn(subject.chain)}`)
   }
-  const party = (role: string, address: string | null): Rejection =>
-    address === null || isAddressOn(e.chain, address) ? undefined : `${role} ${JSON.stringify(address)} is not ${describeAddressOn(e.chain)}`
+  const party = (role: string, address: string | null): Rejection | undefined =>
+    address === null || isAddressOn(e.chain, address) ? undefined : fieldRefused(role, `${JSON.stringify(address)} is not ${describeAddressOn(e.chain)}`)
   switch (e.type) {
     case "tokenLaunched": {
       const beside = party("token", e.token) ?? party("creator", e.creator) ?? hash("transactionHash", e.transactionHash) ??
@@ -165,8 +213,8 @@ export const formRejection = (e: MarketEvent): Rejection => {
  * the event itself, give or take a minute of clock skew between an indexer's sources (as a token's
  * events before its launch). A black-box check saw a funding dated in the year 285,000 served.
  */
-const notAfter = (field: string, at: number | null, eventTime: number): Rejection =>
-  at !== null && at > eventTime + 60_000 ? `${field} is more than 60 s after the event's own timestamp: it reports something that has happened` : undefined
+const notAfter = (field: string, at: number | null, eventTime: number): Rejection | undefined =>
+  at !== null && at > eventTime + 60_000 ? fieldRefused(field, `is more than 60 s after the event's own timestamp: it reports something that has happened`) : undefined
 
 /** Lengths of the texts the API serves: a name of a venue or kind, a token's name and symbol, other texts. */
 export const MAX_NAME_LENGTH = 64
@@ -206,10 +254,10 @@ const visibleAscii = /^[\x21-\x7e]*$/
  * `max` characters (a megabyte token name swelled every read that carried it). Found by a
  * black-box check. Control characters are kept: JSON escapes them, and on-chain names hold them.
  */
-const served = (field: string, value: string | null, max: number): Rejection => {
+const served = (field: string, value: string | null, max: number): Rejection | undefined => {
   if (value === null) return undefined
-  if (value.length > max) return `${field} is longer than ${max} characters`
-  return !visibleAscii.test(value) && loneSurrogate.test(value) ? `${field} is not well-formed Unicode (a lone surrogate): send U+FFFD in its place` : undefined
+  if (value.length > max) return fieldRefused(field, `is longer than ${max} characters`)
+  return !visibleAscii.test(value) && loneSurrogate.test(value) ? fieldRefused(field, `is not well-formed Unicode (a lone surrogate): send U+FFFD in its place`) : undefined
 }
 
 /**
@@ -218,16 +266,16 @@ const served = (field: string, value: string | null, max: number): Rejection => 
  * `MAX_NAME_LENGTH` characters, no control character, well-formed. Checked at ingest only, like
  * the addresses above: a log written before still replays.
  */
-const named = (field: string, value: string | null, instead?: string): Rejection => {
+const named = (field: string, value: string | null, instead?: string): Rejection | undefined => {
   if (value === null) return undefined
   // visible ASCII is neither blank, hidden, decomposed nor padded: only its length is left to check
   if (value !== "" && visibleAscii.test(value)) return served(field, value, MAX_NAME_LENGTH)
-  if (value.trim() === "") return `${field} is empty${value === "" ? "" : " (blank)"}${instead === undefined ? "" : `: send ${instead}`}`
-  if (hasHiddenCharacter(value)) return `${field} has a control or invisible character`
+  if (value.trim() === "") return fieldRefused(field, `is empty${value === "" ? "" : " (blank)"}${instead === undefined ? "" : `: send ${instead}`}`)
+  if (hasHiddenCharacter(value)) return fieldRefused(field, `has a control or invisible character`)
   // "café" composed and decomposed read the same and would be two venues: one spelling, NFC
-  if (value.normalize("NFC") !== value) return `${field} is not in Unicode normalization form C (compose it: "e" + U+0301 is "é")`
+  if (value.normalize("NFC") !== value) return fieldRefused(field, `is not in Unicode normalization form C (compose it: "e" + U+0301 is "é")`)
   // " pump.fun" would be a venue apart from "pump.fun" that reads the same
-  if (value.trim() !== value) return `${field} starts or ends with a space`
+  if (value.trim() !== value) return fieldRefused(field, `starts or ends with a space`)
   return served(field, value, MAX_NAME_LENGTH)
 }
 
@@ -236,13 +284,13 @@ const named = (field: string, value: string | null, instead?: string): Rejection
  * invisible character) and well-formed. Its form differs by chain and indexer, so no more is
  * asked; a black-box check found `"tx\ud800z"` accepted and served on every trade page.
  */
-const hash = (field: string, value: string | null): Rejection => {
+const hash = (field: string, value: string | null): Rejection | undefined => {
   if (value === null || visibleAscii.test(value)) return undefined
-  if (hasHiddenCharacter(value) || /\s/.test(value)) return `${field} has a space, control or invisible character`
-  return loneSurrogate.test(value) ? `${field} is not well-formed Unicode (a lone surrogate)` : undefined
+  if (hasHiddenCharacter(value) || /\s/.test(value)) return fieldRefused(field, `has a space, control or invisible character`)
+  return loneSurrogate.test(value) ? fieldRefused(field, `is not well-formed Unicode (a lone surrogate)`) : undefined
 }
 
-const metadataRejection = (m: Events.TokenMetadataFields): Rejection =>
+const metadataRejection = (m: Events.TokenMetadataFields): Rejection | undefined =>
   served("metadata.name", m.name, MAX_TOKEN_NAME_LENGTH) ?? served("metadata.symbol", m.symbol, MAX_SYMBOL_LENGTH) ??
     served("metadata.image", m.image, MAX_TEXT_LENGTH) ?? served("metadata.description", m.description, MAX_TEXT_LENGTH) ??
     served("metadata.website", m.website, MAX_TEXT_LENGTH) ?? served("metadata.twitter", m.twitter, MAX_TEXT_LENGTH) ??

@@ -15,12 +15,13 @@ import * as Fixed from "../Fixed.js"
 import type { IdentityFeed } from "../wire/Trade.js"
 import * as Positions from "./Positions.js"
 import { nativeUsdValue, nativeValue, TokenBook, TotalKind } from "./TokenBook.js"
-import { idHalves, ReadRecords, spellTradeId, stableKeyOf, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
+import { ReadRecords, spellTradeId, stableKeyOf, TradeCodes, tradeIdHalves, TradeRecord, TradeRing } from "./TradeFeed.js"
 import { formRejection, magnitudeRejection } from "./EventChecks.js"
 import type { Rejection } from "./EventChecks.js"
 import type { BuyContext } from "./Holders.js"
 import { interned } from "./Interned.js"
-import { fundingOf, fundingWire, supersedesFunding, WalletDirectory, type WalletRecord } from "./Wallets.js"
+import { fundingOf, fundingWire, supersedesFunding } from "./Funding.js"
+import { WalletDirectory, type WalletRecord } from "./Wallets.js"
 
 export interface EngineOptions {
   /** How long raw trades stay in each token's tape (stats windows need 24 hours). */
@@ -77,58 +78,40 @@ const stablecoinSymbols = new Set(["USDC", "USDT", "DAI", "USD1", "PYUSD", "FDUS
 /** Holder flags as trade flags, in a fixed order. */
 const identityLabels: ReadonlyArray<IdentityFeed> = ["kol", "partnerscan"]
 
-/** Reused for every swap's holder-book call (the book reads it and keeps nothing). */
-const tradeContext: { -readonly [K in keyof BuyContext]: BuyContext[K] } = {
-  block: 0,
-  timestamp: 0,
-  walletFundedAt: null,
-  fundedByCex: false,
-  terminal: null,
-  phishing: false
-}
-
-/** Reused for every swap's position fill (the apply functions read it and keep nothing). */
-const tradeFill: { -readonly [K in keyof Positions.Fill]: Positions.Fill[K] } = {
-  tokenAmount: 0n,
-  valueNative: 0n,
-  valueUsd: 0n,
-  feesNative: 0n,
-  feesUsd: 0n,
-  marketCapNative: 0n,
-  marketCapUsd: 0n,
-  timestamp: 0
-}
-
-/**
- * Trade flag lists, interned: equal contents share one frozen array, so a trade record holds a
- * reference instead of its own list. Keyed by the holder-flag list (itself interned per flag set),
- * the dev mark and the wallet's labels.
- */
-const devFlagLists = new Map<ReadonlyArray<string>, ReadonlyArray<string>>()
-const labelledFlagLists = new Map<string, ReadonlyArray<string>>()
 const MAX_INTERNED = 4_096
 
-const tradeFlags = (holderFlags: ReadonlyArray<string>, isDev: boolean, labels: ReadonlyArray<string>): ReadonlyArray<string> => {
-  if (labels.length === 0) {
-    if (!isDev) return holderFlags
-    let list = devFlagLists.get(holderFlags)
+/**
+ * One engine's trade flag lists, interned: equal contents share one frozen array, so a trade record
+ * holds a reference instead of its own list. Keyed by the holder-flag list (itself one shared
+ * frozen list per flag set, Holders.flagListOf), the dev mark and the wallet's labels.
+ */
+export class TradeFlagLists {
+  private readonly withDev = new Map<ReadonlyArray<string>, ReadonlyArray<string>>()
+  private readonly labelled = new Map<string, ReadonlyArray<string>>()
+
+  /** The trade's flags: the holder's, then "dev" for the token's creator, then the wallet's labels. */
+  of(holderFlags: ReadonlyArray<string>, isDev: boolean, labels: ReadonlyArray<string>): ReadonlyArray<string> {
+    if (labels.length === 0) {
+      if (!isDev) return holderFlags
+      let list = this.withDev.get(holderFlags)
+      if (list === undefined) {
+        list = Object.freeze([...holderFlags, "dev"])
+        this.withDev.set(holderFlags, list)
+      }
+      return list
+    }
+    const flags: Array<string> = [...holderFlags]
+    if (isDev) flags.push("dev")
+    for (const label of labels) if (!flags.includes(label)) flags.push(label)
+    const key = flags.join("\u0000")
+    let list = this.labelled.get(key)
     if (list === undefined) {
-      list = Object.freeze([...holderFlags, "dev"])
-      devFlagLists.set(holderFlags, list)
+      list = Object.freeze(flags)
+      // Labels come from events: past a bound, new combinations are kept per trade, not interned.
+      if (this.labelled.size < MAX_INTERNED) this.labelled.set(key, list)
     }
     return list
   }
-  const flags: Array<string> = [...holderFlags]
-  if (isDev) flags.push("dev")
-  for (const label of labels) if (!flags.includes(label)) flags.push(label)
-  const key = flags.join("\u0000")
-  let list = labelledFlagLists.get(key)
-  if (list === undefined) {
-    list = Object.freeze(flags)
-    // Labels come from events: past a bound, new combinations are kept per trade, not interned.
-    if (labelledFlagLists.size < MAX_INTERNED) labelledFlagLists.set(key, list)
-  }
-  return list
 }
 
 /**
@@ -157,6 +140,9 @@ export class MarketEngine {
   private readonly tokensByCreator = new Map<string, Array<TokenBook>>()
   /** Tokens by chain, then by canonical address: the per-event lookup builds no key string. */
   private readonly tokensByChain = new Map<Chain, Map<string, TokenBook>>()
+  /** The codes this engine's trade feeds store terminals and flag lists as. */
+  private readonly tradeCodes = new TradeCodes()
+  private readonly tradeFlagLists = new TradeFlagLists()
   private readonly identityFeeds: Record<IdentityFeed, TradeRing>
   /**
    * Records the pages built from ring rows, handed out again to the next reads (ReadRecords). A
@@ -183,11 +169,33 @@ export class MarketEngine {
   private changeRound = 1
   private eventCount = 0
   private tradeCount = 0
+  /** Scratch of each swap's holder-book call (the book reads it and keeps nothing). */
+  private readonly swapBuyContext: { -readonly [K in keyof BuyContext]: BuyContext[K] } = {
+    block: 0,
+    timestamp: 0,
+    walletFundedAt: null,
+    fundedByCex: false,
+    terminal: null,
+    phishing: false
+  }
+  /** Scratch of each swap's position fill (the apply functions read it and keep nothing). */
+  private readonly swapFill: { -readonly [K in keyof Positions.Fill]: Positions.Fill[K] } = {
+    tokenAmount: 0n,
+    valueNative: 0n,
+    valueUsd: 0n,
+    feesNative: 0n,
+    feesUsd: 0n,
+    marketCapNative: 0n,
+    marketCapUsd: 0n,
+    timestamp: 0
+  }
+  /** Scratch of each swap's trade id halves (`tradeIdHalves`). */
+  private readonly swapIdHalves = new Float64Array(2)
 
   constructor(readonly options: EngineOptions = defaultEngineOptions) {
     this.identityFeeds = {
-      kol: new TradeRing(options.identityFeedSize),
-      partnerscan: new TradeRing(options.identityFeedSize)
+      kol: new TradeRing(this.tradeCodes, options.identityFeedSize),
+      partnerscan: new TradeRing(this.tradeCodes, options.identityFeedSize)
     }
   }
 
@@ -216,7 +224,7 @@ export class MarketEngine {
    * token's trailing windows 55 s early and date them in the future. Without a limit (a replay of
    * the log, an embedder), event times are the clock.
    */
-  apply(event: MarketEvent, clockLimit: number = Infinity): Rejection {
+  apply(event: MarketEvent, clockLimit: number = Infinity): Rejection | undefined {
     const at = event.timestamp
     if (at > this.clock) this.clock = at <= clockLimit ? at : Math.max(this.clock, clockLimit)
     const rejection = this.fold(event)
@@ -234,7 +242,7 @@ export class MarketEngine {
    * a token before it exists: a swap dated 1970 gave a position an `updatedAt` decades before its
    * `openedAt`); within it, it is clock skew between an indexer's sources and is taken.
    */
-  check(event: MarketEvent, launchAhead?: (chain: Chain, address: string) => LaunchAhead | undefined): Rejection {
+  check(event: MarketEvent, launchAhead?: (chain: Chain, address: string) => LaunchAhead | undefined): Rejection | undefined {
     const malformed = formRejection(event)
     if (malformed !== undefined) return malformed
     const beyond = this.magnitudeRejection(event)
@@ -246,16 +254,14 @@ export class MarketEngine {
       const other = launched !== undefined
         ? launched.launchIdKey !== stableKeyOf(event.id)
         : (launchAhead?.(event.chain, address)?.id ?? event.id) !== event.id
-      return other ? `token ${event.chain}:${address} was already launched by another event; a token launches once` : undefined
+      return other ? { _tag: "AlreadyLaunched", chain: event.chain, token: address, byAnotherEvent: true } : undefined
     }
     const subject = subjectTokenOf(event)
     if (subject === undefined) return undefined
     const launchedAt = this.tokenOn(subject.chain, subject.token)?.createdAt ??
       launchAhead?.(subject.chain, canonicalAddress(subject.chain, subject.token))?.timestamp
-    if (launchedAt === undefined) return `token ${subject.chain}:${subject.token} is unknown: send its tokenLaunched event first`
-    return event.timestamp < launchedAt - LAUNCH_SKEW_MS
-      ? `timestamp is more than ${LAUNCH_SKEW_MS / 1000} s before its token's launch (${launchedAt} ms): nothing happens to a token before it exists`
-      : undefined
+    if (launchedAt === undefined) return { _tag: "UnknownToken", chain: subject.chain, token: subject.token }
+    return event.timestamp < launchedAt - LAUNCH_SKEW_MS ? { _tag: "BeforeLaunch", launchedAt, skewMs: LAUNCH_SKEW_MS } : undefined
   }
 
   /** Moves the clock to `now`, expiring trades out of the stats windows of active tokens. */
@@ -304,7 +310,7 @@ export class MarketEngine {
     return changes
   }
 
-  private fold(e: MarketEvent): Rejection {
+  private fold(e: MarketEvent): Rejection | undefined {
     const beyond = this.magnitudeRejection(e)
     if (beyond !== undefined) return beyond
     switch (e.type) {
@@ -384,7 +390,7 @@ export class MarketEngine {
   }
 
   /** `magnitudeRejection`, with the event's native USD price parsed once (`usdOf`) for the check and the fold. */
-  private magnitudeRejection(e: MarketEvent): Rejection {
+  private magnitudeRejection(e: MarketEvent): Rejection | undefined {
     const text = e.type === "swap" || e.type === "liquidityChanged" ? e.nativeUsd : e.type === "nativePrice" ? e.usd : undefined
     return magnitudeRejection(e, text === undefined ? undefined : this.usdOf(text))
   }
@@ -409,9 +415,9 @@ export class MarketEngine {
   }
 
   /** Applies `change` to the token; it returns false when the event changed nothing (no touch then). */
-  private withToken(chain: Chain, address: string, change: (token: TokenBook) => boolean | void, at: number): Rejection {
+  private withToken(chain: Chain, address: string, change: (token: TokenBook) => boolean | void, at: number): Rejection | undefined {
     const token = this.tokenOn(chain, address)
-    if (token === undefined) return `token ${chain}:${address} is unknown: send its tokenLaunched event first`
+    if (token === undefined) return { _tag: "UnknownToken", chain, token: address }
     if (change(token) !== false) this.touch(token, at)
     return undefined
   }
@@ -427,10 +433,10 @@ export class MarketEngine {
     this.changedTokens.add(token)
   }
 
-  private onLaunch(e: Events.TokenLaunched): Rejection {
+  private onLaunch(e: Events.TokenLaunched): Rejection | undefined {
     const address = canonicalAddress(e.chain, e.token)
     const key = `${e.chain}:${address}`
-    if (this.tokens.has(key)) return `token ${key} was already launched`
+    if (this.tokens.has(key)) return { _tag: "AlreadyLaunched", chain: e.chain, token: address, byAnotherEvent: false }
     const creator = canonicalAddress(e.chain, e.creator)
     const token = new TokenBook(
       e.chain,
@@ -465,10 +471,10 @@ export class MarketEngine {
     return undefined
   }
 
-  private onSwap(e: Events.Swap): Rejection {
+  private onSwap(e: Events.Swap): Rejection | undefined {
     const chain = e.chain
     const token = this.tokenOn(chain, e.token)
-    if (token === undefined) return `token ${chain}:${e.token} is unknown: send its tokenLaunched event first`
+    if (token === undefined) return { _tag: "UnknownToken", chain, token: e.token }
     const wallet = this.wallets.getOrCreate(chain, canonicalAddress(chain, e.trader))
     // The wallet's copy of the address: one string per wallet, shared by its trades and positions.
     const trader = wallet.address
@@ -510,7 +516,7 @@ export class MarketEngine {
     if (feeDex !== 0n) token.addTotal(TotalKind.feeDex, feeDex, nativeUsdValue(chain, feeDex, nativeUsd))
     token.addTotal(TotalKind.volume, nativeAmount, valueUsd)
 
-    const context = tradeContext
+    const context = this.swapBuyContext
     context.block = e.block
     context.timestamp = timestamp
     context.walletFundedAt = wallet.fundedAt
@@ -532,7 +538,7 @@ export class MarketEngine {
     const position = this.positionOf(token, wallet, timestamp)
     // Explicit charges the trader paid; the dex fee is already inside the execution price.
     const feeUnits = feeTx + feeValidator + feePlatform
-    const fill = tradeFill
+    const fill = this.swapFill
     fill.tokenAmount = tokenAmount
     fill.valueNative = valueNative
     fill.valueUsd = valueUsd
@@ -546,9 +552,10 @@ export class MarketEngine {
     this.positionChanged(token, position.slot, wallet)
 
     // the trade object: the swap's inputs and shared references; its figures are derived on read
-    tradeIdHalves(e.id)
-    const idA = idHalves[0]!
-    const idB = idHalves[1]!
+    const halves = this.swapIdHalves
+    tradeIdHalves(e.id, halves)
+    const idA = halves[0]!
+    const idB = halves[1]!
     const record = new TradeRecord(
       ++this.seq,
       spellTradeId(idA, idB),
@@ -559,7 +566,7 @@ export class MarketEngine {
       tokenAmount,
       nativeAmount,
       nativeUsd,
-      tradeFlags(holderFlags, trader === token.creator, wallet.labels),
+      this.tradeFlagLists.of(holderFlags, trader === token.creator, wallet.labels),
       e.terminal === null ? null : interned(e.terminal),
       wallet.identities,
       timestamp,
@@ -569,7 +576,7 @@ export class MarketEngine {
     let ring = token.recentTrades
     if (ring === undefined) {
       const capacity = this.options.recentTradesPerToken
-      ring = new TradeRing(capacity, undefined, Math.max(1, capacity >> 1))
+      ring = new TradeRing(this.tradeCodes, capacity, undefined, Math.max(1, capacity >> 1))
       token.recentTrades = ring
     }
     const left = ring.push(record)
@@ -590,9 +597,9 @@ export class MarketEngine {
     return wallet.hasLabel("partnerscan") || wallet.identities.some((p) => p.source === "partnerscan")
   }
 
-  private onTransfer(e: Events.Transfer): Rejection {
+  private onTransfer(e: Events.Transfer): Rejection | undefined {
     const token = this.tokenOn(e.chain, e.token)
-    if (token === undefined) return `token ${e.chain}:${e.token} is unknown: send its tokenLaunched event first`
+    if (token === undefined) return { _tag: "UnknownToken", chain: e.chain, token: e.token }
     const from = e.from === null ? null : canonicalAddress(e.chain, e.from)
     const to = e.to === null ? null : canonicalAddress(e.chain, e.to)
     // A wallet sending to itself moves nothing: no balance, cost basis or cycle changes.
@@ -630,7 +637,7 @@ export class MarketEngine {
     return undefined
   }
 
-  private onWalletFunded(e: Events.WalletFunded): Rejection {
+  private onWalletFunded(e: Events.WalletFunded): Rejection | undefined {
     const address = canonicalAddress(e.chain, e.wallet)
     const wallet = this.wallets.getOrCreate(e.chain, address)
     if (!supersedesFunding(wallet.funding, e)) return undefined
@@ -645,7 +652,7 @@ export class MarketEngine {
     return undefined
   }
 
-  private onWalletLabeled(e: Events.WalletLabeled): Rejection {
+  private onWalletLabeled(e: Events.WalletLabeled): Rejection | undefined {
     const address = canonicalAddress(e.chain, e.wallet)
     const wallet = this.wallets.getOrCreate(e.chain, address)
     if (!wallet.setLabel(e.label, e.active)) return undefined

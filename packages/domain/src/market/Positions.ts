@@ -546,10 +546,10 @@ const weighMarketCap = (data: Float64Array, average: number, before: bigint, mar
   Wide.write(data, average, (current * before + marketCap * amount) / (before + amount))
 }
 
-/** Amounts a fill adds to two sums each, split once (single-threaded, never re-entered). */
-const amountSplit = new Wide.Split()
-const nativeSplit = new Wide.Split()
-const usdSplit = new Wide.Split()
+/** Scratch of a fill: the amounts it adds to two sums each, split once (filled and read within one call, nothing kept between calls). */
+const amountSplitScratch = new Wide.Split()
+const nativeSplitScratch = new Wide.Split()
+const usdSplitScratch = new Wide.Split()
 
 export const applyBuy = (p: PositionState, fill: Fill): void => {
   const data = p.book.chunkOf(p.slot)
@@ -563,18 +563,18 @@ export const applyBuy = (p: PositionState, fill: Fill): void => {
   // A buy in a transfer-opened cycle: its later sells realize; tokens already held keep zero
   // cost. The cycle stays `isTransfer` (no buy opened it).
   data[at + FLAGS] = data[at + FLAGS]! & ~NO_BUY
-  amountSplit.of(amount)
-  nativeSplit.of(fill.valueNative)
-  usdSplit.of(fill.valueUsd)
-  Wide.addSplit(data, at + HOLDINGS, amountSplit)
+  amountSplitScratch.of(amount)
+  nativeSplitScratch.of(fill.valueNative)
+  usdSplitScratch.of(fill.valueUsd)
+  Wide.addSplit(data, at + HOLDINGS, amountSplitScratch)
   data[at + BUY_COUNT]++
-  Wide.addSplit(data, at + BOUGHT, amountSplit)
-  Wide.addSplit(data, at + INVESTED_N, nativeSplit)
-  Wide.addSplit(data, at + INVESTED_U, usdSplit)
+  Wide.addSplit(data, at + BOUGHT, amountSplitScratch)
+  Wide.addSplit(data, at + INVESTED_N, nativeSplitScratch)
+  Wide.addSplit(data, at + INVESTED_U, usdSplitScratch)
   Wide.add(data, at + FEES_N, fill.feesNative)
   Wide.add(data, at + FEES_U, fill.feesUsd)
-  Wide.addSplit(data, at + COST_N, nativeSplit)
-  Wide.addSplit(data, at + COST_U, usdSplit)
+  Wide.addSplit(data, at + COST_N, nativeSplitScratch)
+  Wide.addSplit(data, at + COST_U, usdSplitScratch)
   refreshAverageCost(data, at)
   touch(data, at, time)
   closeCycleIfEmpty(data, at, time)
@@ -602,9 +602,9 @@ export const applySell = (p: PositionState, fill: Fill): void => {
   Wide.subtract(data, at + COST_N, costOutNative)
   Wide.subtract(data, at + COST_U, costOutUsd)
   data[at + SELL_COUNT]++
-  Wide.addSplit(data, at + SOLD, amountSplit.of(amount))
-  Wide.addSplit(data, at + RECEIVED_N, nativeSplit.of(fill.valueNative))
-  Wide.addSplit(data, at + RECEIVED_U, usdSplit.of(fill.valueUsd))
+  Wide.addSplit(data, at + SOLD, amountSplitScratch.of(amount))
+  Wide.addSplit(data, at + RECEIVED_N, nativeSplitScratch.of(fill.valueNative))
+  Wide.addSplit(data, at + RECEIVED_U, usdSplitScratch.of(fill.valueUsd))
   Wide.add(data, at + FEES_N, fill.feesNative)
   Wide.add(data, at + FEES_U, fill.feesUsd)
   // A cycle no buy opened realizes nothing: its tokens cost nothing, and counting their whole

@@ -14,8 +14,8 @@ import { HolderBook } from "./Holders.js"
 import type { TradeContext, TradeRing } from "./TradeFeed.js"
 import { TradeTape } from "./TradeTape.js"
 import { PositionBook } from "./Positions.js"
-import type { FundingValue } from "./Wallets.js"
-import { unresolvedFunding } from "./Wallets.js"
+import type { FundingValue } from "./Funding.js"
+import { unresolvedFunding } from "./Funding.js"
 
 export interface PoolState {
   readonly address: string
@@ -362,7 +362,7 @@ export class TokenBook implements DiscoveryCandidate {
     if (!(at <= this.changedAt)) this.changedAt = at
     if (at > this.latestChangeAt) this.latestChangeAt = at
     this.cachedWire = undefined
-    this.encoded = undefined
+    this.wireChanges++
   }
 
   /**
@@ -381,17 +381,21 @@ export class TokenBook implements DiscoveryCandidate {
     const next = changed > published ? changed : published + 1 <= ceiling ? published + 1 : published
     if (next !== this.updatedAt) {
       this.cachedWire = undefined
-      this.encoded = undefined
+      this.wireChanges++
     }
     this.publishedAt = next
     this.changedAt = NaN
   }
 
   /**
-   * The wire object's encoded form (JSON text), cached by whoever encodes it and cleared on every
-   * change, so a token is encoded once per change however many readers it has.
+   * Bumped on every change of the wire object (`toWire`): an encoder keeps its encoding beside the
+   * token with the version it encoded, so a token is encoded once per change however many readers
+   * it has.
    */
-  encoded: string | undefined = undefined
+  get wireVersion(): number {
+    return this.wireChanges
+  }
+  private wireChanges = 0
 
   /**
    * The pool a swap or liquidity event names, registered on first sight under its canonical address

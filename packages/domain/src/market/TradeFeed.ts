@@ -61,14 +61,11 @@ export interface TradeContext {
  * trade time, the wallet's address and identities, the chain's native USD price, an interned flag
  * list), and derives every decimal figure of the wire object on first use — most trades are never
  * read one by one. The derivation is the arithmetic the engine folds with, so the figures are the
- * same exact values. The encoded JSON is cached by the first encoder.
+ * same exact values. A record never changes: an encoder may keep its encoding beside it, keyed by
+ * the record, for as long as the record lives.
  */
 export class TradeRecord {
   private wire: Trade | undefined = undefined
-  /** The REST JSON of `trade`, filled by the first encoder and reused. */
-  json: string | undefined = undefined
-  /** The REST JSON as UTF-8 bytes, filled by the first encoder of a page and reused. */
-  bytes: Uint8Array | undefined = undefined
 
   constructor(
     /** Engine-assigned, strictly increasing across all trades: the keyset tie-break. */
@@ -237,21 +234,21 @@ const money = (native: Fixed.Fixed, usd: Fixed.Fixed) => ({ native: Fixed.format
  * engine computes one per swap.
  */
 export const tradeIdOf = (eventId: string): string => {
-  tradeIdHalves(eventId)
-  return spellTradeId(idHalves[0]!, idHalves[1]!)
+  tradeIdHalves(eventId, halvesScratch)
+  return spellTradeId(halvesScratch[0]!, halvesScratch[1]!)
 }
 
 /** The first 53-bit half of the trade-id hash of `text` (a stable integer key for any string). */
 export const stableKeyOf = (text: string): number => {
-  tradeIdHalves(text)
-  return idHalves[0]!
+  tradeIdHalves(text, halvesScratch)
+  return halvesScratch[0]!
 }
 
-/** The two halves of the last `tradeIdHalves` (single-threaded, never re-entered). */
-export const idHalves = new Float64Array(2)
+/** Scratch of `tradeIdOf` and `stableKeyOf`: written and read within one call, nothing kept between calls. */
+const halvesScratch = new Float64Array(2)
 
-/** Computes the two 53-bit halves of the trade id of `eventId` into `idHalves`. */
-export const tradeIdHalves = (eventId: string): void => {
+/** Computes the two 53-bit halves of the trade id of `eventId` into `out[0]` and `out[1]`. */
+export const tradeIdHalves = (eventId: string, out: Float64Array): void => {
   let a1 = 0xdeadbeef ^ 1
   let a2 = 0x41c6ce57 ^ 1
   let b1 = 0xdeadbeef ^ 2
@@ -263,16 +260,16 @@ export const tradeIdHalves = (eventId: string): void => {
     b1 = Math.imul(b1 ^ ch, 2654435761)
     b2 = Math.imul(b2 ^ ch, 1597334677)
   }
-  idHalves[0] = finishCyrb53(a1, a2)
-  idHalves[1] = finishCyrb53(b1, b2)
+  out[0] = finishCyrb53(a1, a2)
+  out[1] = finishCyrb53(b1, b2)
 }
 
 /** The trade id of the two 53-bit halves `a` and `b`: "t" and 11 base-36 digits of each. */
 export const spellTradeId = (a: number, b: number): string => {
-  idCodes[0] = 116 // "t"
+  idCodesScratch[0] = 116 // "t"
   spellBase36(a, 1)
   spellBase36(b, 12)
-  return String.fromCharCode.apply(null, idCodes)
+  return String.fromCharCode.apply(null, idCodesScratch)
 }
 
 const finishCyrb53 = (h1: number, h2: number): number => {
@@ -285,8 +282,8 @@ const finishCyrb53 = (h1: number, h2: number): number => {
 export const isOlderThan = (trade: { readonly timestamp: number; readonly seq: number }, timestamp: number, seq: number): boolean =>
   trade.timestamp < timestamp || (trade.timestamp === timestamp && trade.seq < seq)
 
-/** Character codes of the id being spelled (reused: single-threaded, never re-entered). */
-const idCodes: Array<number> = new Array<number>(23).fill(48)
+/** Scratch of `spellTradeId`: the character codes of the id being spelled, filled and read within one call. */
+const idCodesScratch: Array<number> = new Array<number>(23).fill(48)
 
 /** 36^6 and 36^2: `value` is split so each part's digits come from small-integer arithmetic. */
 const BASE36_6 = 2_176_782_336
@@ -307,7 +304,7 @@ const spellDigits = (value: number, at: number, count: number): void => {
   let rest = value | 0
   for (let i = at + count - 1; i >= at; i--) {
     const digit = rest % 36
-    idCodes[i] = digit < 10 ? 48 + digit : 87 + digit
+    idCodesScratch[i] = digit < 10 ? 48 + digit : 87 + digit
     rest = (rest / 36) | 0
   }
 }
@@ -361,83 +358,88 @@ const ROW_BYTES = N_STRIDE * 8 + TX_BYTES
 const ID_DIGITS = 11
 const idPattern = /^t[0-9a-z]{22}$/
 
-/** Terminal names by code (0: none, -1: kept in `unusual`); a handful of venues, bounded. */
-export const terminalNames: Array<string | null> = [null]
-const terminalCodes = new Map<string, number>()
 const MAX_TERMINALS = 4_096
-const terminalCodeOf = (terminal: string | null): number => {
-  if (terminal === null) return 0
-  let code = terminalCodes.get(terminal)
-  if (code === undefined) {
-    if (terminalNames.length > MAX_TERMINALS) return -1
-    code = terminalNames.length
-    terminalNames.push(terminal)
-    terminalCodes.set(terminal, code)
-  }
-  return code
-}
-
-/** Flag lists by code; the engine interns them (one frozen list per combination), bounded. */
-export const flagLists: Array<ReadonlyArray<string>> = []
-/** Codes by list object (the engine's interned lists: one look-up per trade)... */
-const flagCodes = new Map<ReadonlyArray<string>, number>()
-/**
- * ...and by content, for a list object met for the first time: another engine of the process
- * (a restored one, or a snapshot worker's, which took the codes over) interns its own objects,
- * and the same list keeps its code.
- */
-const flagCodesByText = new Map<string, number>()
-const flagListText = (flags: ReadonlyArray<string>): string => flags.join("\n")
 const MAX_FLAG_LISTS = 65_536
-const flagCodeOf = (flags: ReadonlyArray<string>): number => {
-  let code = flagCodes.get(flags)
-  if (code === undefined) {
-    const text = flagListText(flags)
-    code = flagCodesByText.get(text)
-    if (code === undefined) {
-      if (flagLists.length >= MAX_FLAG_LISTS) return -1
-      code = flagLists.length
-      flagLists.push(flags)
-      flagCodesByText.set(text, code)
-    }
-    flagCodes.set(flags, code)
-  }
-  return code
-}
+const flagListText = (flags: ReadonlyArray<string>): string => flags.join("\n")
 
 /**
- * The next terminal and flag list codes as another process numbered them (a restored snapshot's,
- * or the process a snapshot worker belongs to): each appended at the next code, and found by it
- * from then on, unless the name or list already has a code.
+ * One engine's numbering of the terminals and flag lists its trade feeds store as codes: a ring's
+ * columns hold the codes, this table their meaning. The engine creates one and hands it to each of
+ * its rings, so two engines in one process number independently; a snapshot carries it with the
+ * engine's rings, and the codes mean the same after a restore in any process. Both tables are
+ * bounded: past them a row keeps its text in `unusual` (code -1).
  */
-export const adoptTerminal = (name: string | null): void => {
-  const code = terminalNames.length
-  terminalNames.push(name)
-  if (name !== null && !terminalCodes.has(name)) terminalCodes.set(name, code)
-}
+export class TradeCodes {
+  /** Terminal names by code (0: none); a handful of venues. */
+  private readonly terminalNames: Array<string | null> = [null]
+  private readonly terminalCodes = new Map<string, number>()
+  /** Flag lists by code; the engine interns them (one frozen list per combination). */
+  private readonly flagLists: Array<ReadonlyArray<string>> = []
+  /** Codes by list object (the engine's interned lists: one look-up per trade)... */
+  private readonly flagCodes = new Map<ReadonlyArray<string>, number>()
+  /** ...and by content, for a list object met for the first time (a list past the engine's interning bound). */
+  private readonly flagCodesByText = new Map<string, number>()
+  /** The last USD price a row took, and its limbs: one price serves a chain's swaps until it moves (a cache). */
+  private lastNativeUsd = -1n
+  private readonly lastNativeUsdLimbs = new Float64Array(Wide.LIMBS)
 
-/** Forgets every code, as in a process that numbered nothing yet (tests playing a fresh process). */
-export const forgetCodes = (): void => {
-  terminalNames.length = 0
-  terminalCodes.clear()
-  flagLists.length = 0
-  flagCodes.clear()
-  flagCodesByText.clear()
-}
+  /** The code of `terminal` (0: null), numbered on first use; -1 once the table is full. */
+  terminalCodeOf(terminal: string | null): number {
+    if (terminal === null) return 0
+    let code = this.terminalCodes.get(terminal)
+    if (code === undefined) {
+      if (this.terminalNames.length > MAX_TERMINALS) return -1
+      code = this.terminalNames.length
+      this.terminalNames.push(terminal)
+      this.terminalCodes.set(terminal, code)
+    }
+    return code
+  }
 
-export const adoptFlagList = (list: ReadonlyArray<string>): void => {
-  const code = flagLists.length
-  flagLists.push(list)
-  if (!flagCodes.has(list)) flagCodes.set(list, code)
-  const text = flagListText(list)
-  if (!flagCodesByText.has(text)) flagCodesByText.set(text, code)
+  terminalOf(code: number): string | null {
+    return this.terminalNames[code]!
+  }
+
+  /** The code of `flags`, numbered on first use; -1 once the table is full. */
+  flagCodeOf(flags: ReadonlyArray<string>): number {
+    let code = this.flagCodes.get(flags)
+    if (code === undefined) {
+      const text = flagListText(flags)
+      code = this.flagCodesByText.get(text)
+      if (code === undefined) {
+        if (this.flagLists.length >= MAX_FLAG_LISTS) return -1
+        code = this.flagLists.length
+        this.flagLists.push(flags)
+        this.flagCodesByText.set(text, code)
+      }
+      this.flagCodes.set(flags, code)
+    }
+    return code
+  }
+
+  flagListOf(code: number): ReadonlyArray<string> {
+    return this.flagLists[code]!
+  }
+
+  /** Every flag list numbered so far, by code (for tests and diagnostics). */
+  numberedFlagLists(): ReadonlyArray<ReadonlyArray<string>> {
+    return this.flagLists.slice()
+  }
+
+  /** Writes `usd` as wide-integer limbs at `at` (split once per distinct price). */
+  writeNativeUsd(numbers: Float64Array, at: number, usd: Fixed.Fixed): void {
+    const limbs = this.lastNativeUsdLimbs
+    if (usd !== this.lastNativeUsd) {
+      Wide.write(limbs, 0, usd)
+      this.lastNativeUsd = usd
+    }
+    numbers[at] = limbs[0]!
+    numbers[at + 1] = limbs[1]!
+    numbers[at + 2] = limbs[2]!
+  }
 }
 
 const noIdentities: ReadonlyArray<IdentityProfile> = Object.freeze([])
-
-/** The last `nativeUsd` a feed wrote, split (module-level: rows of every feed share it). */
-let lastNativeUsd = -1n
-const lastNativeUsdLimbs = new Float64Array(Wide.LIMBS)
 
 /** What a row keeps outside its columns: identities, and ids, hashes, terminals or flags of unusual shape. */
 interface UnusualTexts {
@@ -449,7 +451,7 @@ interface UnusualTexts {
 }
 /**
  * Trade records already built from ring rows, by seq, so that a page read again hands out the same
- * objects (with whatever their encoders cached on them) instead of building each record anew from
+ * objects (which encoders find already encoded) instead of building each record anew from
  * its columns: the rings keep columns, not objects, and the newest trades are read over and over.
  * A seq names one trade of one engine, and a trade never changes, so one cache serves all of an
  * engine's rings. Bounded: past `capacity` the records built first are forgotten.
@@ -507,7 +509,13 @@ export class TradeRing {
   private leftTime = 0
   private leftSeq = 0
 
-  constructor(private readonly capacity: number, initial = Math.min(capacity, 8), private readonly evictBlock = 0) {
+  constructor(
+    /** The engine's codes for the terminal and flag list columns (shared by all of its rings). */
+    private readonly codes: TradeCodes,
+    private readonly capacity: number,
+    initial = Math.min(capacity, 8),
+    private readonly evictBlock = 0
+  ) {
     this.capacityNow = initial
     const buffer = new ArrayBuffer(initial * ROW_BYTES)
     this.numbers = new Float64Array(buffer, 0, initial * N_STRIDE)
@@ -705,14 +713,8 @@ export class TradeRing {
     numbers[at + N_SIDE] = r.side === "sell" ? 1 : 0
     Wide.write(numbers, at + N_TOKEN_AMOUNT, r.tokenAmount)
     Wide.write(numbers, at + N_NATIVE_AMOUNT, r.nativeAmount)
-    // One USD price serves a chain's swaps until it moves: its limbs are copied, not split again.
-    if (r.nativeUsd !== lastNativeUsd) {
-      Wide.write(lastNativeUsdLimbs, 0, r.nativeUsd)
-      lastNativeUsd = r.nativeUsd
-    }
-    numbers[at + N_NATIVE_USD] = lastNativeUsdLimbs[0]!
-    numbers[at + N_NATIVE_USD + 1] = lastNativeUsdLimbs[1]!
-    numbers[at + N_NATIVE_USD + 2] = lastNativeUsdLimbs[2]!
+    const codes = this.codes
+    codes.writeNativeUsd(numbers, at + N_NATIVE_USD, r.nativeUsd)
     const refs = this.refs
     const ref = row * R_STRIDE
     refs[ref + R_CONTEXT] = r.context
@@ -720,10 +722,10 @@ export class TradeRing {
     this.unusual?.delete(row)
     let texts: UnusualTexts | undefined
     if (r.identities.length > 0) texts = { identities: r.identities }
-    const flags = flagCodeOf(r.flags)
+    const flags = codes.flagCodeOf(r.flags)
     numbers[at + N_FLAGS] = flags
     if (flags < 0) texts = { ...texts, flags: r.flags }
-    const terminal = terminalCodeOf(r.terminal)
+    const terminal = codes.terminalCodeOf(r.terminal)
     numbers[at + N_TERMINAL] = terminal
     if (terminal < 0) texts = { ...texts, terminal: r.terminal! }
     // The id's two halves as numbers when it is one `tradeIdOf` spelled; its text otherwise.
@@ -785,8 +787,8 @@ export class TradeRing {
       Wide.read(numbers, at + N_TOKEN_AMOUNT),
       Wide.read(numbers, at + N_NATIVE_AMOUNT),
       Wide.read(numbers, at + N_NATIVE_USD),
-      numbers[at + N_FLAGS]! < 0 ? texts!.flags! : flagLists[numbers[at + N_FLAGS]!]!,
-      terminal < 0 ? texts!.terminal! : terminalNames[terminal]!,
+      numbers[at + N_FLAGS]! < 0 ? texts!.flags! : this.codes.flagListOf(numbers[at + N_FLAGS]!),
+      terminal < 0 ? texts!.terminal! : this.codes.terminalOf(terminal),
       texts?.identities ?? noIdentities,
       numbers[at + N_TIME]!,
       numbers[at + N_ID_A]!,

@@ -91,14 +91,15 @@ const timeframeIndex = Object.fromEntries(timeframes.map((timeframe, index) => [
   number
 >
 
-/** Reused by raw scans (single-threaded, never re-entered). */
-const scanVolume = new Float64Array(2)
+/** Scratch of raw scans: filled and read within one call, nothing kept between calls (so shared by every tape). */
+const scanVolumeScratch = new Float64Array(2)
 /**
- * The trade being appended as the tape stores it (single-threaded, never re-entered): `row` is
- * time and the four series as doubles (a raw row's layout), `words` its native and USD volumes.
+ * Scratch of `append`, shared by every tape (filled and read within one call, nothing kept
+ * between calls): the trade being appended as the tape stores it, the row its time and four
+ * series as doubles (a raw row's layout), the words its native and USD volumes.
  */
-const incomingRow = new Float64Array(VALUE_STRIDE)
-const incomingWords = new Uint32Array(VOLUME_STRIDE)
+const incomingRowScratch = new Float64Array(VALUE_STRIDE)
+const incomingWordsScratch = new Uint32Array(VOLUME_STRIDE)
 
 export class TradeTape {
   private readonly retainMs: number
@@ -149,13 +150,13 @@ export class TradeTape {
     volumeUsd: Fixed
   ): void {
     const time = timestamp
-    incomingRow[0] = time
-    incomingRow[1] = fixedToDouble(priceNative)
-    incomingRow[2] = fixedToDouble(priceUsd)
-    incomingRow[3] = fixedToDouble(marketCapNative)
-    incomingRow[4] = fixedToDouble(marketCapUsd)
-    writeVolumeUnits(incomingWords, 0, volumeNative)
-    writeVolumeUnits(incomingWords, 2, volumeUsd)
+    incomingRowScratch[0] = time
+    incomingRowScratch[1] = fixedToDouble(priceNative)
+    incomingRowScratch[2] = fixedToDouble(priceUsd)
+    incomingRowScratch[3] = fixedToDouble(marketCapNative)
+    incomingRowScratch[4] = fixedToDouble(marketCapUsd)
+    writeVolumeUnits(incomingWordsScratch, 0, volumeNative)
+    writeVolumeUnits(incomingWordsScratch, 2, volumeUsd)
     const isSell = side === "sell"
     if (time < this.lastTime) {
       this.appendLate(isSell)
@@ -168,14 +169,14 @@ export class TradeTape {
     this.endSeq = seq + 1
     if (this.rawTrimAt === Infinity) this.rawTrimAt = time + this.retainMs
 
-    const native = incomingRow[1]!
-    const usd = incomingRow[2]!
-    const capNative = incomingRow[3]!
-    const capUsd = incomingRow[4]!
-    const nativeLow = incomingWords[0]!
-    const nativeHigh = incomingWords[1]!
-    const usdLow = incomingWords[2]!
-    const usdHigh = incomingWords[3]!
+    const native = incomingRowScratch[1]!
+    const usd = incomingRowScratch[2]!
+    const capNative = incomingRowScratch[3]!
+    const capUsd = incomingRowScratch[4]!
+    const nativeLow = incomingWordsScratch[0]!
+    const nativeHigh = incomingWordsScratch[1]!
+    const usdLow = incomingWordsScratch[2]!
+    const usdHigh = incomingWordsScratch[3]!
     if (this.hourly === undefined) this.hourly = new CandleHourlySeries()
     this.hourly.add(time, native, usd, capNative, capUsd, nativeLow, nativeHigh, usdLow, usdHigh)
 
@@ -223,15 +224,15 @@ export class TradeTape {
    * CandleHourlySeries.addLate) and the windows' references it would be.
    */
   private appendLate(isSell: boolean): void {
-    const time = incomingRow[0]!
-    const native = incomingRow[1]!
-    const usd = incomingRow[2]!
-    const capNative = incomingRow[3]!
-    const capUsd = incomingRow[4]!
-    const nativeLow = incomingWords[0]!
-    const nativeHigh = incomingWords[1]!
-    const usdLow = incomingWords[2]!
-    const usdHigh = incomingWords[3]!
+    const time = incomingRowScratch[0]!
+    const native = incomingRowScratch[1]!
+    const usd = incomingRowScratch[2]!
+    const capNative = incomingRowScratch[3]!
+    const capUsd = incomingRowScratch[4]!
+    const nativeLow = incomingWordsScratch[0]!
+    const nativeHigh = incomingWordsScratch[1]!
+    const usdLow = incomingWordsScratch[2]!
+    const usdHigh = incomingWordsScratch[3]!
     this.statsCache = undefined
     // Open-bucket caches hold raw sequence numbers and folds of hours that may now move.
     this.latestCaches = undefined
@@ -602,15 +603,15 @@ export class TradeTape {
     this.baseSeq = this.headSeq
   }
 
-  /** Writes the incoming trade (`incomingRow`, `incomingWords`) into raw slot `slot`. */
+  /** Writes the incoming trade (`incomingRowScratch`, `incomingWordsScratch`) into raw slot `slot`. */
   private writeIncoming(slot: number, isSell: boolean): void {
     // Element by element: `set` costs more than these few stores (every trade comes here).
     const values = this.values
     const at = slot * VALUE_STRIDE
-    for (let k = 0; k < VALUE_STRIDE; k++) values[at + k] = incomingRow[k]!
+    for (let k = 0; k < VALUE_STRIDE; k++) values[at + k] = incomingRowScratch[k]!
     const words = this.volumes
     const wordAt = slot * VOLUME_STRIDE
-    for (let k = 0; k < VOLUME_STRIDE; k++) words[wordAt + k] = incomingWords[k]!
+    for (let k = 0; k < VOLUME_STRIDE; k++) words[wordAt + k] = incomingWordsScratch[k]!
     this.sides[slot] = isSell ? 1 : 0
   }
 
@@ -666,7 +667,7 @@ export class TradeTape {
       const wordAt = slot * VOLUME_STRIDE + wordOffset
       if (!(time >= bucket)) {
         if (bucket === bucket) {
-          out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolume[0], scanVolume[1]) })
+          out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolumeScratch[0], scanVolumeScratch[1]) })
           if (out.length >= limit) {
             bucket = NaN
             break
@@ -674,19 +675,19 @@ export class TradeTape {
         }
         bucket = Math.floor((time - anchor) / size) * size + anchor
         open = high = low = close = value
-        scanVolume[0] = words[wordAt]
-        scanVolume[1] = words[wordAt + 1]
+        scanVolumeScratch[0] = words[wordAt]
+        scanVolumeScratch[1] = words[wordAt + 1]
       } else {
         // Walking backwards: each earlier trade's value replaces the bucket's open.
         open = value
         if (value > high) high = value
         if (value < low) low = value
-        addSplit(scanVolume, 0, words[wordAt], words[wordAt + 1])
+        addSplit(scanVolumeScratch, 0, words[wordAt], words[wordAt + 1])
       }
       seq--
     }
     if (bucket === bucket) {
-      out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolume[0], scanVolume[1]) })
+      out.push({ time: bucket, open, high, low, close, volume: splitToNumber(scanVolumeScratch[0], scanVolumeScratch[1]) })
     }
     return out.reverse()
   }

@@ -21,7 +21,7 @@ const BASE_BIG = 4_503_599_627_370_496n
 const BITS = 52n
 const TOP_LIMIT = 4_503_599_627_370_496 // 2^52: |l2| stays below it, so |value| < 2^156
 
-/** The limbs of the last `split` (single-threaded and never re-entered, so shared). */
+/** Scratch of `split`: the limbs of the value being split, read by its caller at once (nothing kept between calls). */
 const scratch = new Float64Array(LIMBS)
 
 /**
@@ -49,11 +49,11 @@ export const addSplit = (column: Float64Array, at: number, value: Split): void =
 }
 
 /**
- * A BigInt's low 128 bits as four 32-bit words, read without allocating: storing a BigInt into a
+ * Scratch of `write` and `read`: a BigInt's low 128 bits as four 32-bit words, read without allocating: storing a BigInt into a
  * BigUint64Array truncates it in place (no new BigInt), where `asUintN` and `>>` each build one.
  */
-const words = new BigUint64Array(2)
-const halves = new Uint32Array(words.buffer)
+const wordsScratch = new BigUint64Array(2)
+const halvesScratch = new Uint32Array(wordsScratch.buffer)
 const TWO_32 = 4_294_967_296
 const TWO_64 = 18_446_744_073_709_551_616n
 const TWO_128 = TWO_64 * TWO_64
@@ -87,12 +87,12 @@ const splitMagnitude = (value: bigint): void => {
   if (value < TWO_128 && littleEndian) {
     // Below 2^64 (native amounts, token base units of most tokens) no BigInt is made at all;
     // below 2^128 (money in 10^-18 units) one, the high word.
-    words[0] = value
-    words[1] = value < TWO_64 ? 0n : value >> 64n
-    const a1 = halves[1]!
-    const a2 = halves[2]!
-    const a3 = halves[3]!
-    scratch[0] = halves[0]! + (a1 & 0xfffff) * TWO_32 // bits 0-51
+    wordsScratch[0] = value
+    wordsScratch[1] = value < TWO_64 ? 0n : value >> 64n
+    const a1 = halvesScratch[1]!
+    const a2 = halvesScratch[2]!
+    const a3 = halvesScratch[3]!
+    scratch[0] = halvesScratch[0]! + (a1 & 0xfffff) * TWO_32 // bits 0-51
     scratch[1] = (a1 >>> 20) + a2 * 4096 + (a3 & 0xff) * 17_592_186_044_416 // bits 52-103: 12 + 32 + 8
     scratch[2] = a3 >>> 8 // bits 104-127
     return
@@ -112,11 +112,11 @@ export const read = (column: Float64Array, at: number): bigint => {
   const l2 = column[at + 2]!
   if (l1 === 0 && l2 === 0) return BigInt(l0)
   if (l2 === 0 && l1 < 4096 && littleEndian) {
-    // Below 2^64: the two words of the limbs, one BigInt instead of four.
+    // Below 2^64: the two wordsScratch of the limbs, one BigInt instead of four.
     const high = Math.floor(l0 / TWO_32)
-    halves[0] = l0 - high * TWO_32
-    halves[1] = high + l1 * 1_048_576 // l0's top 20 bits, then l1's 12
-    return words[0]!
+    halvesScratch[0] = l0 - high * TWO_32
+    halvesScratch[1] = high + l1 * 1_048_576 // l0's top 20 bits, then l1's 12
+    return wordsScratch[0]!
   }
   return BigInt(l0) + (BigInt(l1) << BITS) + (BigInt(l2) << 104n)
 }

@@ -22,7 +22,7 @@ import * as Candles from "../market/Candles.js"
 import * as Holders from "../market/Holders.js"
 import { HolderBook } from "../market/Holders.js"
 import * as MarketEngineModule from "../market/MarketEngine.js"
-import { defaultEngineOptions, MarketEngine } from "../market/MarketEngine.js"
+import { defaultEngineOptions, MarketEngine, TradeFlagLists } from "../market/MarketEngine.js"
 import type { EngineOptions } from "../market/MarketEngine.js"
 import * as Positions from "../market/Positions.js"
 import { PositionBook } from "../market/Positions.js"
@@ -30,13 +30,15 @@ import * as TapeNumbers from "../market/TapeNumbers.js"
 import * as TokenBookModule from "../market/TokenBook.js"
 import { TokenBook } from "../market/TokenBook.js"
 import * as TradeFeed from "../market/TradeFeed.js"
-import { adoptFlagList, adoptTerminal, flagLists, terminalNames, TradeRecord, TradeRing } from "../market/TradeFeed.js"
+import { TradeCodes, TradeRecord, TradeRing } from "../market/TradeFeed.js"
 import * as TradeTapeModule from "../market/TradeTape.js"
 import { TradeTape } from "../market/TradeTape.js"
+import * as Funding from "../market/Funding.js"
 import * as Wallets from "../market/Wallets.js"
 import * as Wide from "../market/Wide.js"
 import { TextBytes } from "../market/TextBytes.js"
-import { PackedFunding, unresolvedFunding, WalletDirectory, WalletRecord } from "../market/Wallets.js"
+import { PackedFunding, unresolvedFunding } from "../market/Funding.js"
+import { WalletDirectory, WalletRecord } from "../market/Wallets.js"
 import * as Codec from "./ObjectGraphCodec.js"
 
 export { SnapshotChangedError, SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from "./ObjectGraphCodec.js"
@@ -46,7 +48,7 @@ export { SnapshotChangedError, SnapshotDecodeError, SnapshotEncodeError, Snapsho
  * covers the registered classes' code and the exported functions of the engine's modules, not
  * module-private helpers or constants). A bump makes every existing snapshot refused.
  */
-export const ENGINE_STATE_VERSION = 19 // 19: Solana's system program address (all ones) is a burn sink, no holder; 18: a token keeps its latest change time (the bound of its updatedAt's lead); 17: a token's updatedAt moves per published state (publishedAt, changedAt), not per change; 16: candle and window prices the nearest double of the Fixed (one rounding); 15: a position applies a late event at its updatedAt (times never go back), EVM anchors and funders lower-case, a swap of no native value refused; 14: a token keeps its latest trade's USD per native (market cap and position values in USD rounded once); 13: a trade told after the clock passed it dates the windows it already left (its time plus the window); 12: a token keeps the hash of its launch event's id (a launch with another id is refused), a holder book its first pool's block (learned from liquidity events and trades when the launch made no curve); 11: each stats window keeps its reference trade's time (a backfilled trade past retention replaces an older reference), expiries are dated when trades left their windows, a token event first moves its windows to its time, a curve reading a token cannot take changes nothing; 10: pools know whether they are a bonding curve (emptied at graduation); 9: buy counts of recent blocks per holder book, pools by canonical address; 8: a position book in chunks of 64 positions; 7: hourly candles keep the times of their open and close trades (a late trade placed by them); 6: late trades placed at their own time in the tape; 5: isTransfer kept through buys (NO_BUY apart), self-transfers and empty senders change nothing; 4: fundings packed (PackedFunding, TextBytes); 3: token feeds hand trades to the archive in blocks
+export const ENGINE_STATE_VERSION = 20 // 20: trade feed codes and trade flag lists are the engine's own (TradeCodes, TradeFlagLists), no longer the process's; 19: Solana's system program address (all ones) is a burn sink, no holder; 18: a token keeps its latest change time (the bound of its updatedAt's lead); 17: a token's updatedAt moves per published state (publishedAt, changedAt), not per change; 16: candle and window prices the nearest double of the Fixed (one rounding); 15: a position applies a late event at its updatedAt (times never go back), EVM anchors and funders lower-case, a swap of no native value refused; 14: a token keeps its latest trade's USD per native (market cap and position values in USD rounded once); 13: a trade told after the clock passed it dates the windows it already left (its time plus the window); 12: a token keeps the hash of its launch event's id (a launch with another id is refused), a holder book its first pool's block (learned from liquidity events and trades when the launch made no curve); 11: each stats window keeps its reference trade's time (a backfilled trade past retention replaces an older reference), expiries are dated when trades left their windows, a token event first moves its windows to its time, a curve reading a token cannot take changes nothing; 10: pools know whether they are a bonding curve (emptied at graduation); 9: buy counts of recent blocks per holder book, pools by canonical address; 8: a position book in chunks of 64 positions; 7: hourly candles keep the times of their open and close trades (a late trade placed by them); 6: late trades placed at their own time in the tape; 5: isTransfer kept through buys (NO_BUY apart), self-transfers and empty senders change nothing; 4: fundings packed (PackedFunding, TextBytes); 3: token feeds hand trades to the archive in blocks
 
 /**
  * The classes of the engine's state. `transient`: caches derived from the rest of the state,
@@ -57,12 +59,14 @@ export const ENGINE_STATE_VERSION = 19 // 19: Solana's system program address (a
  */
 const classes: ReadonlyArray<Codec.ClassEntry> = [
   { name: "MarketEngine", constructor: MarketEngine, transient: { readRecords: undefined } },
-  { name: "TokenBook", constructor: TokenBook, transient: { cachedWire: undefined, encoded: undefined } },
+  { name: "TokenBook", constructor: TokenBook, transient: { cachedWire: undefined } },
   { name: "HolderBook", constructor: HolderBook, transient: { lastWallet: undefined, lastSlot: 0 } },
   { name: "TradeTape", constructor: TradeTape, transient: { statsCache: undefined, latestCaches: undefined, latestPriceFixedOf: NaN, latestPriceFixed: 0n } },
   { name: "CandleHourlySeries", constructor: CandleHourlySeries },
-  { name: "TradeRecord", constructor: TradeRecord, transient: { wire: undefined, json: undefined, bytes: undefined } },
+  { name: "TradeRecord", constructor: TradeRecord, transient: { wire: undefined } },
   { name: "TradeRing", constructor: TradeRing },
+  { name: "TradeCodes", constructor: TradeCodes, transient: { lastNativeUsd: -1n } },
+  { name: "TradeFlagLists", constructor: TradeFlagLists },
   { name: "WalletRecord", constructor: WalletRecord },
   { name: "WalletDirectory", constructor: WalletDirectory },
   { name: "PackedFunding", constructor: PackedFunding },
@@ -87,10 +91,9 @@ const field = (owner: object, name: string, ownerName: string): object => {
  * lists): restored as the running code's own objects. Most are module-private, so they are read
  * off freshly built probe objects (whose fields start as the sentinels) rather than exported.
  *
- * Not listed on purpose: the trade flag lists the engine interns per process (`devFlagLists`,
- * `labelledFlagLists` in MarketEngine.ts). They are memo tables keyed by holder-flag lists and
- * strings, never compared by identity with a trade's list; a snapshot restores them as frozen
- * lists shared exactly as before (one copy per interned list), equal in content.
+ * Not listed on purpose: the trade flag lists an engine interns (TradeFlagLists). They are the
+ * engine's own state, restored as frozen lists shared exactly as before (one copy per interned
+ * list), and its trade feeds' codes (TradeCodes) refer to those same restored lists.
  */
 const wellKnownValues = (): ReadonlyArray<readonly [string, object]> => {
   const out: Array<readonly [string, object]> = []
@@ -155,6 +158,7 @@ const engineModules: ReadonlyArray<readonly [string, Record<string, unknown>]> =
   ["CandleAggregate", CandleAggregate],
   ["Candles", Candles],
   ["Wallets", Wallets],
+  ["Funding", Funding],
   ["Wide", Wide],
   ["Fixed", Fixed]
 ]
@@ -195,15 +199,9 @@ export interface SnapshotOptions {
   readonly strict?: boolean
 }
 
-/**
- * What a snapshot holds: the engine, and the process-wide code tables its trade feeds' columns
- * refer to (TradeFeed.ts numbers terminals and flag lists per process, in order of first use, and
- * stores the numbers): without them the codes would mean nothing in another process.
- */
+/** What a snapshot holds: the engine (its trade feeds' codes included: TradeCodes). */
 interface SnapshotRoot {
   readonly engine: MarketEngine
-  readonly terminalNames: ReadonlyArray<string | null>
-  readonly flagLists: ReadonlyArray<ReadonlyArray<string>>
 }
 
 /**
@@ -211,7 +209,7 @@ interface SnapshotRoot {
  * single writer). Throws `SnapshotEncodeError` with the path to anything it cannot restore exactly.
  */
 export const snapshot = (engine: MarketEngine, options: SnapshotOptions = {}): Uint8Array => {
-  const root: SnapshotRoot = { engine, terminalNames: terminalNames.slice(), flagLists: flagLists.slice() }
+  const root: SnapshotRoot = { engine }
   return Codec.encode(registry(), root, {
     context: fingerprint(),
     rootName: "snapshot",
@@ -242,7 +240,7 @@ export const snapshotInSlices = (
   engine: MarketEngine,
   options: SnapshotOptions & SliceSettings = {}
 ): Generator<void, ReadonlyArray<Uint8Array>, void> => {
-  const root: SnapshotRoot = { engine, terminalNames: terminalNames.slice(), flagLists: flagLists.slice() }
+  const root: SnapshotRoot = { engine }
   return Codec.encodeInSlices(registry(), root, {
     context: fingerprint(),
     rootName: "snapshot",
@@ -256,71 +254,39 @@ export const snapshotInSlices = (
   })
 }
 
-const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => a.length === b.length && a.every((x, i) => x === b[i])
-
-/**
- * Makes this process's trade feed codes mean what they meant where the snapshot was written:
- * codes this process already gave must name the same terminal or flag list; the others are
- * added, in order. Checks everything before changing anything; throws on a conflict (a process
- * that folded other trades before restoring).
- */
-const adoptTradeFeedCodes = (root: Pick<SnapshotRoot, "terminalNames" | "flagLists">): void => {
-  for (let i = 0; i < Math.min(root.terminalNames.length, terminalNames.length); i++) {
-    if (root.terminalNames[i] !== terminalNames[i]) {
-      throw new Codec.SnapshotDecodeError(`the snapshot's terminal code ${i} names another terminal than this process's`)
-    }
-  }
-  for (let i = 0; i < Math.min(root.flagLists.length, flagLists.length); i++) {
-    if (!sameList(root.flagLists[i]!, flagLists[i]!)) {
-      throw new Codec.SnapshotDecodeError(`the snapshot's flag list code ${i} names another list than this process's`)
-    }
-  }
-  for (let i = terminalNames.length; i < root.terminalNames.length; i++) adoptTerminal(root.terminalNames[i]!)
-  for (let i = flagLists.length; i < root.flagLists.length; i++) adoptFlagList(root.flagLists[i]!)
-}
-
 const decodeRoot = (bytes: Uint8Array): SnapshotRoot => {
   const { root, rootReferenced } = Codec.decodeGraph(registry(), bytes, fingerprint())
   const candidate = root as Partial<SnapshotRoot> | null
   if (
-    typeof candidate !== "object" || candidate === null || !(candidate.engine instanceof MarketEngine) ||
-    !Array.isArray(candidate.terminalNames) || !Array.isArray(candidate.flagLists)
+    typeof candidate !== "object" || candidate === null || !(candidate.engine instanceof MarketEngine)
   ) throw new Codec.SnapshotDecodeError("the snapshot does not hold a market engine")
   if (rootReferenced) throw new Codec.SnapshotDecodeError("the snapshot's root is referenced from inside its own state")
   return candidate as SnapshotRoot
 }
 /**
  * What a worker thread must share with its process to read and write the process's snapshots:
- * the engine fingerprint, and the trade feeds' process-wide codes (`SnapshotRoot`). Plain data, to
- * pass to a thread.
+ * the engine fingerprint. Plain data, to pass to a thread.
  */
 export interface ThreadContext {
   readonly fingerprint: string
-  readonly terminalNames: ReadonlyArray<string | null>
-  readonly flagLists: ReadonlyArray<ReadonlyArray<string>>
 }
 
 /** This process's {@link ThreadContext}. */
-export const threadContext = (): ThreadContext => ({ fingerprint: fingerprint(), terminalNames: terminalNames.slice(), flagLists: flagLists.slice() })
+export const threadContext = (): ThreadContext => ({ fingerprint: fingerprint() })
 
 /**
  * In a worker thread started by a process whose engine code is this very code, loaded another
  * way (a second bundle, or another TypeScript loader: the source text of functions, which the
  * fingerprint reads, differs between transpilers; the code does not): takes on the process's
- * fingerprint and trade feed codes, before anything folds here. The snapshots the thread reads
- * and writes are then the process's, and its codes number terminals and flag lists as the
- * process does (a snapshot it writes restores in the process itself, not only in a fresh one).
+ * fingerprint, so the snapshots the thread reads and writes are the process's.
  */
 export const joinThreadContext = (context: ThreadContext): void => {
   fingerprintValue = context.fingerprint
-  adoptTradeFeedCodes(context)
 }
 
 /** An engine equivalent to the one `snapshot` was given. Throws `SnapshotDecodeError` on bytes it cannot trust. */
 export const restore = (bytes: Uint8Array): MarketEngine => {
-  const root = decodeRoot(bytes)
-  adoptTradeFeedCodes(root)
-  return root.engine
+  return decodeRoot(bytes).engine
 }
 
 const sameOptions = (a: EngineOptions, b: EngineOptions): boolean =>
@@ -351,7 +317,6 @@ export const restoreInto = (target: MarketEngine, bytes: Uint8Array): void => {
   if (keys.length !== targetKeys.length || keys.some((key, i) => targetKeys[i] !== key)) {
     throw new Codec.SnapshotDecodeError("the snapshot's engine fields differ from this engine's")
   }
-  adoptTradeFeedCodes(root)
   for (const key of keys) into[key] = source[key]
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { TextBytes } from "../../src/market/TextBytes.js"
-import { fundingOf, fundingWire } from "../../src/market/Wallets.js"
+import { fundingOf, fundingWire } from "../../src/market/Funding.js"
 
 describe("TextBytes", () => {
   it("gives back every text exactly, whatever its characters or length, across growth", () => {

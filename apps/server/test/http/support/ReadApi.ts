@@ -61,7 +61,7 @@ export const simulatedMarket = (options: MarketOptions = {}): SimulatedMarket =>
   return { market, simulator, startTime, endTime }
 }
 
-const expectAllApplied = (outcome: { readonly rejected: ReadonlyArray<{ readonly reason: string }> }) =>
+const expectAllApplied = (outcome: { readonly rejected: ReadonlyArray<{ readonly reason: unknown }> }) =>
   expect(outcome.rejected.map((r) => r.reason)).toEqual([])
 
 export interface Reply {

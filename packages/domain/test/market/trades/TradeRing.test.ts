@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import type { TradeContext } from "../../../src/market/TradeFeed.js"
-import { idHalves, ReadRecords, spellTradeId, tradeIdHalves, TradeRecord, TradeRing } from "../../../src/market/TradeFeed.js"
+import { ReadRecords, spellTradeId, TradeCodes, tradeIdHalves, TradeRecord, TradeRing } from "../../../src/market/TradeFeed.js"
 
 const contexts: ReadonlyArray<TradeContext> = [
   { token: { chain: "solana", address: "TokA", decimals: 6 }, supply: 10n ** 15n, metadata: { name: "A", symbol: "A" } },
@@ -34,7 +34,8 @@ const recordOf = (input: Input, seq: number): TradeRecord => {
   let a = NaN
   let b = NaN
   if (id === "canonical" || id === "canonical-text") {
-    tradeIdHalves(`event-${seq}`)
+    const idHalves = new Float64Array(2)
+    tradeIdHalves(`event-${seq}`, idHalves)
     id = spellTradeId(idHalves[0]!, idHalves[1]!)
     if (input.id === "canonical") {
       a = idHalves[0]!
@@ -66,7 +67,7 @@ describe("TradeRing", () => {
   it("keeps the newest trades in (timestamp, seq) order and gives back every field, late arrivals included", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 12 }), fc.array(tradeInput, { maxLength: 60 }), (capacity, inputs) => {
-        const ring = new TradeRing(capacity, 2)
+        const ring = new TradeRing(new TradeCodes(), capacity, 2)
         // Reference: the newest `capacity` of every trade pushed, in (timestamp, seq) order; a
         // late arrival older than all of those is dropped at once.
         let model: Array<TradeRecord> = []
@@ -97,7 +98,7 @@ describe("TradeRing", () => {
         fc.integer({ min: 1, max: 20 }),
         fc.array(fc.tuple(tradeInput, fc.boolean()), { maxLength: 60 }),
         (capacity, remembered, steps) => {
-          const ring = new TradeRing(capacity, 2, capacity > 2 ? 2 : 0)
+          const ring = new TradeRing(new TradeCodes(), capacity, 2, capacity > 2 ? 2 : 0)
           const built = new ReadRecords(remembered)
           const handedOut = new Map<number, TradeRecord>()
           steps.forEach(([input, read], i) => {
@@ -129,7 +130,7 @@ describe("TradeRing", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 }), fc.array(tradeInput, { maxLength: 80 }), (capacity, block, inputs) => {
         const evictBlock = Math.min(block, capacity)
-        const ring = new TradeRing(capacity, 2, evictBlock)
+        const ring = new TradeRing(new TradeCodes(), capacity, 2, evictBlock)
         const pushed: Array<TradeRecord> = []
         const blocks: Array<ReadonlyArray<TradeRecord>> = []
         const late: Array<TradeRecord> = []

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { Candle, Discovery, MarketEngine, Position, SnapshotMerge, Token, Trade } from "@spot/domain"
+import { Candle, Discovery, MarketEngine, Position, rejectionMessage, SnapshotMerge, Token, Trade } from "@spot/domain"
 import * as Simulator from "../../../src/index.js"
 
 const startTime = 1_700_000_000_000
@@ -18,7 +18,7 @@ const foldMinutes = (minutes: number, batchSeconds = 1) => {
     second = Math.min(second + batchSeconds, minutes * 60)
     for (const event of simulator.advance(startTime + second * 1_000)) {
       const rejection = engine.apply(event)
-      if (rejection !== undefined) throw new Error(rejection)
+      if (rejection !== undefined) throw new Error(rejectionMessage(rejection))
     }
     engine.advanceTo(startTime + second * 1_000) // the clock, as the service moves it per batch
     engine.drainChanges()

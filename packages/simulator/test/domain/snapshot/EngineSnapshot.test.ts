@@ -15,7 +15,6 @@ import type { MarketEvent } from "../../../../domain/src/events/MarketEvent.js"
 import { decodeMarketEvent, encodeMarketEvent } from "../../../../domain/src/events/MarketEvent.js"
 import { MarketEngine } from "../../../../domain/src/market/MarketEngine.js"
 import { TokenBook } from "../../../../domain/src/market/TokenBook.js"
-import { adoptFlagList, adoptTerminal, flagLists, forgetCodes, terminalNames } from "../../../../domain/src/market/TradeFeed.js"
 import { WalletRecord } from "../../../../domain/src/market/Wallets.js"
 import { MarketSimulator } from "../../../src/MarketSimulator.js"
 import * as EngineSnapshot from "../../../../domain/src/snapshot/EngineSnapshot.js"
@@ -305,31 +304,21 @@ describe("EngineSnapshot", () => {
     void internedFlagLists
   }, 120_000)
 
-  it("carries the trade feeds' process-wide codes: a fresh process gets the writer's, a conflicting one refuses", () => {
+  it("carries the engine's trade feed codes: restored where another engine numbered other terminals and lists first, it reads as the writer", () => {
     const a = new MarketEngine()
     simulate(8, 3, 40).forEach((events, m) => foldMinute(a, events, start + (m + 1) * minute))
     const bytes = EngineSnapshot.snapshot(a)
     const expected = readsOf(a)
-    const saved = { terminalNames: terminalNames.slice(), flagLists: flagLists.slice() }
-    const reset = (names: ReadonlyArray<string | null>, lists: ReadonlyArray<ReadonlyArray<string>>) => {
-      forgetCodes()
-      names.forEach(adoptTerminal)
-      lists.forEach(adoptFlagList)
-    }
-    try {
-      // as in a new process: nothing numbered yet
-      reset([null], [])
-      const b = EngineSnapshot.restore(bytes)
-      expect(terminalNames).toEqual(saved.terminalNames)
-      expect(flagLists.map((list) => list.join())).toEqual(saved.flagLists.map((list) => list.join()))
-      expect(firstDifference(readsOf(b), expected)).toBeUndefined()
-      // a process that numbered other flag lists first: the codes would mean other lists
-      reset([null], [Object.freeze(["not", "the", "same"])])
-      expect(() => EngineSnapshot.restore(bytes)).toThrow(/flag list code 0 names another list/)
-      expect(() => EngineSnapshot.restoreInto(new MarketEngine(), bytes)).toThrow(/flag list code 0/)
-    } finally {
-      reset(saved.terminalNames, saved.flagLists)
-    }
+    // another engine of this process, folding other trades first, numbers its own codes
+    const other = new MarketEngine()
+    simulate(9, 3, 40).forEach((events, m) => foldMinute(other, events, start + (m + 1) * minute))
+    const otherReads = readsOf(other)
+    const b = EngineSnapshot.restore(bytes)
+    expect(firstDifference(readsOf(b), expected)).toBeUndefined()
+    const c = new MarketEngine()
+    EngineSnapshot.restoreInto(c, bytes)
+    expect(firstDifference(readsOf(c), expected)).toBeUndefined()
+    expect(firstDifference(readsOf(other), otherReads)).toBeUndefined()
   }, 120_000)
 
   it("refuses state it cannot restore exactly, naming the path", () => {

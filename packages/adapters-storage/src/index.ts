@@ -1,4 +1,4 @@
-/** Storage adapters: key stores (memory, file, PostgreSQL), the event log (memory, PostgreSQL), the database (server or embedded PGlite). */
+/** Storage adapters: key stores (memory, file, PostgreSQL), the event log (memory, PostgreSQL), the database (server or embedded PGlite), engine snapshots (their codec and store). */
 export * as MemoryKeyStore from "./memory/MemoryKeyStore.js"
 export * as MemoryEventStore from "./memory/MemoryEventStore.js"
 export * as ApiKeyHash from "./memory/ApiKeyHash.js"
@@ -11,5 +11,7 @@ export * as Migrations from "./pg/Migrations.js"
 export * as FileSnapshotStore from "./snapshot/FileSnapshotStore.js"
 export * as MemorySnapshotStore from "./snapshot/MemorySnapshotStore.js"
 export * as LogIdentityLive from "./snapshot/LogIdentityLive.js"
+export * as EngineCodecLive from "./snapshot/EngineCodecLive.js"
+export * as EngineSnapshot from "./snapshot/EngineSnapshot.js"
 export * as PgTradeStore from "./pg/PgTradeStore.js"
 export * as MemoryTradeStore from "./memory/MemoryTradeStore.js"

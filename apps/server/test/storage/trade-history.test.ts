@@ -11,7 +11,7 @@ import { Ingest, Market, Snapshots, TradeHistory } from "@spot/application"
 import type { SnapshotSettings } from "@spot/application"
 import { defaultEngineOptions, Simulator } from "@spot/domain"
 import type { MarketEvent, TradeRecord } from "@spot/domain"
-import { LogIdentityLive, MemoryEventStore, MemorySnapshotStore, MemoryTradeStore } from "@spot/adapters-storage"
+import { EngineCodecLive, LogIdentityLive, MemoryEventStore, MemorySnapshotStore, MemoryTradeStore } from "@spot/adapters-storage"
 
 const events: Array<MarketEvent> = new Simulator.MarketSimulator({ seed: 19, startTime: 1_767_000_000_000, tradesPerSecond: 30, launchesPerMinute: 30 }).runFor(3 * 60_000)
 const settings: SnapshotSettings = { enabled: true, everyEvents: 1_000_000_000, minIntervalMs: 0 }
@@ -23,7 +23,7 @@ const start = async (log: MemoryEventStore.MemoryEventStore, files: MemorySnapsh
   const marketLayer = Layer.succeed(Market.Market, market)
   const history = TradeHistory.layer(historySettings).pipe(Layer.provide(Layer.merge(marketLayer, MemoryTradeStore.layer(archive))))
   const layer = Snapshots.layer(settings).pipe(
-    Layer.provide(Layer.merge(MemorySnapshotStore.layer(files), LogIdentityLive.layerFixed("log-1"))),
+    Layer.provide(Layer.mergeAll(MemorySnapshotStore.layer(files), LogIdentityLive.layerFixed("log-1"), EngineCodecLive.layer)),
     Layer.provideMerge(history),
     Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(marketLayer, MemoryEventStore.layer(log)))))
   )

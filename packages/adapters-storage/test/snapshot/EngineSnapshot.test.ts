@@ -7,16 +7,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import type { MarketEvent } from "../../src/events/MarketEvent.js"
-import { decodeMarketEvent, encodeMarketEvent } from "../../src/events/MarketEvent.js"
-import { MarketEngine } from "../../src/market/MarketEngine.js"
-import { TokenBook } from "../../src/market/TokenBook.js"
-import { adoptFlagList, adoptTerminal, flagLists, forgetCodes, terminalNames } from "../../src/market/TradeFeed.js"
-import { WalletRecord } from "../../src/market/Wallets.js"
-import { MarketSimulator } from "../../src/simulator/MarketSimulator.js"
+import { Events, MarketEngine, Simulator, TokenBook } from "@spot/domain"
+import type { MarketEvent } from "@spot/domain"
+import { adoptFlagList, adoptTerminal, flagLists, TradeFeed, terminalNames, WalletRecord } from "@spot/domain/engine-state"
 import * as EngineSnapshot from "../../src/snapshot/EngineSnapshot.js"
 import * as Codec from "../../src/snapshot/ObjectGraphCodec.js"
-import { firstDifference, readsOf } from "../support/EngineReads.js"
+import { firstDifference, readsOf } from "../../../domain/test/support/EngineReads.js"
+
+const { decodeMarketEvent, encodeMarketEvent } = Events
+const { MarketSimulator } = Simulator
+const { forgetCodes } = TradeFeed
 
 const start = 1_767_000_000_000
 const minute = 60_000

@@ -85,15 +85,15 @@ const graphCodec: Codec = {
   }
 }
 
-const msgpackrCodec = (): Codec => {
+/** A registered class's msgpackr extension: how an instance is written and rebuilt. */
+interface MsgpackrExtension {
+  readonly write: (instance: object) => object
+  readonly read: (fields: object) => object
+}
+
+const msgpackrCodec = (extensionOf: (prototype: object, transient: Readonly<Record<string, unknown>>) => MsgpackrExtension) => (): Codec => {
   registry.classes.forEach((entry, i) => {
-    const prototype = entry.constructor.prototype as object
-    Msgpackr.addExtension({
-      Class: entry.constructor,
-      type: 1 + i,
-      write: (instance: object) => fieldsOf(instance, entry.transient ?? {}),
-      read: (fields: object) => rebuild(prototype, fields)
-    })
+    Msgpackr.addExtension({ Class: entry.constructor, type: 1 + i, ...extensionOf(entry.constructor.prototype as object, entry.transient ?? {}) })
   })
   const packr = new Msgpackr.Packr({ structuredClone: true, moreTypes: true, useBigIntExtension: true })
   return {
@@ -106,31 +106,21 @@ const msgpackrCodec = (): Codec => {
   }
 }
 
+/** The instance's fields, caches as their reset values, rebuilt on the class's prototype. */
+const msgpackrFields = msgpackrCodec((prototype, transient) => ({
+  write: (instance) => fieldsOf(instance, transient),
+  read: (fields) => rebuild(prototype, fields)
+}))
+
 /**
- * msgpackr as its documentation's other extension form: `write` returns the instance itself and
- * `read` sets the prototype on the decoded object, so references to it are tracked as any
- * object's; its caches are then written too (the transient fields cannot be left out).
+ * The documentation's other extension form: `write` returns the instance itself and `read` sets
+ * the prototype on the decoded object, so references to it are tracked as any object's; its
+ * caches are then written too (the transient fields cannot be left out).
  */
-const msgpackrWholeInstancesCodec = (): Codec => {
-  registry.classes.forEach((entry, i) => {
-    const prototype = entry.constructor.prototype as object
-    Msgpackr.addExtension({
-      Class: entry.constructor,
-      type: 1 + i,
-      write: (instance: object) => instance,
-      read: (fields: object) => Object.setPrototypeOf(fields, prototype) as object
-    })
-  })
-  const packr = new Msgpackr.Packr({ structuredClone: true, moreTypes: true, useBigIntExtension: true })
-  return {
-    encode: (root) => [packr.pack(root)],
-    decode: (bytes) => {
-      const root = packr.unpack(bytes) as Root
-      adoptCodes(root)
-      return root
-    }
-  }
-}
+const msgpackrWholeInstances = msgpackrCodec((prototype) => ({
+  write: (instance) => instance,
+  read: (fields) => Object.setPrototypeOf(fields, prototype) as object
+}))
 
 const cborCodec = (): Codec => {
   registry.classes.forEach((entry, i) => {
@@ -154,8 +144,8 @@ const cborCodec = (): Codec => {
   }
 }
 
-const codecs: Record<string, () => Codec> = { "object-graph": () => graphCodec, "msgpackr 2.1.3": msgpackrCodec,
-  "msgpackr 2.1.3, instances as they are": msgpackrWholeInstancesCodec,
+const codecs: Record<string, () => Codec> = { "object-graph": () => graphCodec, "msgpackr 2.1.3": msgpackrFields,
+  "msgpackr 2.1.3, instances as they are": msgpackrWholeInstances,
   "cbor-x 1.6.8": cborCodec
 }
 

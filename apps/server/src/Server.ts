@@ -15,7 +15,7 @@ import type { StreamLimits } from "@spot/adapters-ws"
 // Named in the inferred type of `layer` (the server's services, DirectReads' among them).
 import type { DirectReads as _DirectReads } from "@spot/adapters-http"
 import { MarketSimulator } from "@spot/simulator"
-import { ApiKeyHash, DataDirLock, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore } from "@spot/adapters-storage"
+import { ApiKeyHash, DataDirLock, EngineCodecLive, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore } from "@spot/adapters-storage"
 import * as NodeServer from "./NodeServer.js"
 import * as SnapshotWorker from "./SnapshotWorker.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -332,6 +332,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
           (snapshotSettings.enabled ? FileSnapshotStore.layer({ directory: FileSnapshotStore.directoryIn(config.dataDir) }) : MemorySnapshotStore.layer()),
         overrides.logIdentity ??
           (snapshotSettings.enabled ? LogIdentityLive.layerPg.pipe(Layer.provide(database)) : LogIdentityLive.layerFixed("unused")),
+        EngineCodecLive.layer,
         // periodic snapshots built in a worker thread: folding goes on meanwhile; with the files of
         // the default store, the worker reads and writes them itself
         snapshotSettings.enabled

@@ -18,6 +18,7 @@ import { Effect, Layer, Stream } from "effect"
 import { Worker } from "node:worker_threads"
 import { SnapshotBuilder, SnapshotBuildFailed, SnapshotStoreError } from "@spot/application"
 import type { BuiltSnapshot, SnapshotBuildInput } from "@spot/application"
+import { EngineSnapshot } from "@spot/adapters-storage"
 
 /** What the worker posts. */
 export type WorkerAnswer =
@@ -93,7 +94,8 @@ const makeBuild = (options: SnapshotWorkerOptions) =>
 <E>(input: SnapshotBuildInput<E>): Effect.Effect<BuiltSnapshot, SnapshotBuildFailed | SnapshotStoreError | E> =>
   Effect.acquireUseRelease(
     Effect.try({
-      try: () => new Worker(entry(), { workerData: { options: input.options, context: input.context } }),
+      // the thread runs this same engine code, loaded on its own: it joins this thread's codec context
+      try: () => new Worker(entry(), { workerData: { options: input.options, context: EngineSnapshot.threadContext() } }),
       catch: (error) => new SnapshotBuildFailed({ message: `the worker did not start: ${String(error)}`, cause: error })
     }),
     (worker) =>

@@ -10,14 +10,14 @@ import { parentPort, workerData } from "node:worker_threads"
 import { Effect } from "effect"
 import { SnapshotFold } from "@spot/application"
 import type { SnapshotHeader, SnapshotStore } from "@spot/application"
-import { FileSnapshotStore } from "@spot/adapters-storage"
-import { EngineSnapshot } from "@spot/domain"
+import { EngineCodecLive, EngineSnapshot, FileSnapshotStore } from "@spot/adapters-storage"
 import type { EngineOptions } from "@spot/domain"
 import type { WorkerAnswer } from "./SnapshotWorker.js"
 
 const port = parentPort!
 const { context, options } = workerData as { readonly options: EngineOptions; readonly context: EngineSnapshot.ThreadContext }
 EngineSnapshot.joinThreadContext(context)
+const codec = Effect.runSync(EngineCodecLive.make) // after joining: the process's fingerprint
 let fold: SnapshotFold.SnapshotFold | undefined
 let files: SnapshotStore["Service"] | undefined
 let folded = 0
@@ -42,12 +42,12 @@ const handle = async (message: Question): Promise<void> => {
     files = await Effect.runPromise(FileSnapshotStore.make({ directory: message.directory }))
     const loaded = await Effect.runPromise(Effect.result(files.load(message.baseName)))
     if (loaded._tag === "Failure") return answer({ error: `its base ${message.baseName} does not load: ${loaded.failure.message}` })
-    fold = SnapshotFold.start(loaded.success, options)
+    fold = await Effect.runPromise(SnapshotFold.start(codec, loaded.success, options))
     foldMs += performance.now() - started
     return answer({ ack: 0 })
   }
   if (message.base !== undefined) {
-    fold = SnapshotFold.start(message.base, options)
+    fold = await Effect.runPromise(SnapshotFold.start(codec, message.base, options))
     foldMs += performance.now() - started
     return answer({ ack: 0 })
   }
@@ -57,7 +57,7 @@ const handle = async (message: Question): Promise<void> => {
     foldMs += performance.now() - started
     return answer({ ack: folded })
   }
-  const chunks = fold.finish()
+  const chunks = await Effect.runPromise(fold.finish)
   fold = undefined
   const serializeMs = performance.now() - started
   const bytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0)

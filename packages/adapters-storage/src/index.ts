@@ -1,7 +1,7 @@
 /**
  * Storage adapters: key stores (memory with node:crypto hashing, file, PostgreSQL), the event log and
  * the trade archive (PostgreSQL; their memory layers are the ports' own), the database (server or
- * embedded PGlite).
+ * embedded PGlite), engine snapshots (their codec and store).
  */
 export * as MemoryKeyStore from "./memory/MemoryKeyStore.js"
 export * as ApiKeyHash from "./memory/ApiKeyHash.js"
@@ -14,4 +14,6 @@ export * as Migrations from "./pg/Migrations.js"
 export * as FileSnapshotStore from "./snapshot/FileSnapshotStore.js"
 export * as MemorySnapshotStore from "./snapshot/MemorySnapshotStore.js"
 export * as LogIdentityLive from "./snapshot/LogIdentityLive.js"
+export * as EngineCodecLive from "./snapshot/EngineCodecLive.js"
+export * as EngineSnapshot from "./snapshot/EngineSnapshot.js"
 export * as PgTradeStore from "./pg/PgTradeStore.js"

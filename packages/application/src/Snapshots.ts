@@ -22,9 +22,9 @@
  * with a log line saying why, the next one is tried, and without any the whole log is replayed.
  */
 import { Clock, Context, Deferred, Duration, Effect, Layer, Option, Schedule, Semaphore, Stream } from "effect"
-import { EngineSnapshot } from "@spot/domain"
 import { Ingest } from "./Ingest.js"
 import { Market } from "./Market.js"
+import { EngineCodec } from "./ports/EngineCodec.js"
 import { EventStore } from "./ports/EventStore.js"
 import type { StoreUnavailable } from "./ports/EventStore.js"
 import { SnapshotBuilder, SnapshotBuildFailed } from "./ports/SnapshotBuilder.js"
@@ -145,9 +145,6 @@ const eventIdAt = (store: EventStore["Service"], seq: number): Effect.Effect<str
     })
   )
 
-const describeError = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error)
-
 /**
  * Log events read per page for a builder: this thread's share of a build is reading them, and a
  * page is one burst of it (a driver's buffers and strings); 5,000-event pages (the catch-up's)
@@ -181,6 +178,7 @@ export const make = (settings: SnapshotSettings) =>
     const store = yield* EventStore
     const snapshots = yield* SnapshotStore
     const identity = yield* LogIdentity
+    const codec = yield* EngineCodec
     const scope = yield* Effect.scope
     const oneAtATime = yield* Semaphore.make(1)
     const checkEvery = Duration.millis(settings.checkEveryMs ?? 1_000)
@@ -208,36 +206,39 @@ export const make = (settings: SnapshotSettings) =>
       const seq = ingest.foldedSeq()
       if (seq === 0 || seq === lastSeq) return Effect.succeed(undefined)
       if (Option.isSome(history) && history.value.queued() > 0) return Effect.succeed({ behind: history.value.queued() })
-      return Effect.clockWith((clock) => {
-        let deadline = 0
-        const steps = EngineSnapshot.snapshotInSlices(market.engine, { endStep: () => clock.currentTimeMillisUnsafe() >= deadline })
-        const started = clock.currentTimeMillisUnsafe()
-        let count = 0
-        let longest = 0
-        const step = Effect.sync((): Serialized | "more" => {
-          const at = clock.currentTimeMillisUnsafe()
-          deadline = at + stepMs
-          count++
-          try {
-            const next = steps.next()
-            longest = Math.max(longest, clock.currentTimeMillisUnsafe() - at)
-            return next.done === true ? { seq, chunks: next.value, serializeMs: clock.currentTimeMillisUnsafe() - started, steps: count, pauseMs: longest } : "more"
-          } catch (error) {
-            // The engine changed under the steps (something wrote without the lock): try again
-            // at the next period. Anything else is state the codec refuses: a bug, no more tries.
-            if (error instanceof EngineSnapshot.SnapshotChangedError) return { changed: describeError(error) }
-            broken = `the engine's state cannot be snapshotted: ${describeError(error)}`
-            return broken
-          }
+      return Effect.clockWith((clock) =>
+        Effect.gen(function*() {
+          let deadline = 0
+          const encoding = yield* codec.serializeInSteps(market.engine, () => clock.currentTimeMillisUnsafe() >= deadline)
+          const started = clock.currentTimeMillisUnsafe()
+          let count = 0
+          let longest = 0
+          const step: Effect.Effect<Serialized | "more"> = Effect.suspend(() => {
+            const at = clock.currentTimeMillisUnsafe()
+            deadline = at + stepMs
+            count++
+            return encoding.step.pipe(
+              Effect.map((chunks): Serialized | "more" => {
+                longest = Math.max(longest, clock.currentTimeMillisUnsafe() - at)
+                return chunks !== undefined ? { seq, chunks, serializeMs: clock.currentTimeMillisUnsafe() - started, steps: count, pauseMs: longest } : "more"
+              }),
+              Effect.catchTags({
+                // The engine changed under the steps (something wrote without the lock): try again
+                // at the next period. Anything else is state the codec refuses: a bug, no more tries.
+                EngineChangedWhileEncoding: (error) => Effect.succeed({ changed: error.message }),
+                EngineEncodeFailed: (error) => Effect.sync(() => (broken = `the engine's state cannot be snapshotted: ${error.message}`))
+              })
+            )
+          })
+          const loop: Effect.Effect<Serialized> = Effect.flatMap(step, (done) => done === "more" ? Effect.andThen(Effect.yieldNow, loop) : Effect.succeed(done))
+          // Interrupted (the periodic one by a stop, the stop's by its timeout): end the encoding,
+          // which frees the codec for the next, and say so (a stop's own snapshot follows).
+          return yield* loop.pipe(
+            Effect.onInterrupt(() => Effect.logInfo(`snapshot at seq ${seq} not finished: interrupted after ${count} step${count === 1 ? "" : "s"}`)),
+            Effect.ensuring(encoding.cancel)
+          )
         })
-        const loop: Effect.Effect<Serialized> = Effect.flatMap(step, (done) => done === "more" ? Effect.andThen(Effect.yieldNow, loop) : Effect.succeed(done))
-        // Interrupted (the periodic one by a stop, the stop's by its timeout): end the encoding,
-        // which frees the codec for the next, and say so (a stop's own snapshot follows).
-        return loop.pipe(
-          Effect.onInterrupt(() => Effect.logInfo(`snapshot at seq ${seq} not finished: interrupted after ${count} step${count === 1 ? "" : "s"}`)),
-          Effect.ensuring(Effect.sync(() => void steps.return([])))
-        )
-      })
+      )
     })
 
     /**
@@ -263,7 +264,7 @@ export const make = (settings: SnapshotSettings) =>
           logId: yield* identity.logId,
           seq,
           eventId,
-          engine: EngineSnapshot.fingerprint(),
+          engine: codec.fingerprint,
           takenAt: yield* Clock.currentTimeMillis
         }
       })
@@ -358,7 +359,6 @@ export const make = (settings: SnapshotSettings) =>
           header,
           save: (chunks) => snapshots.save(header, chunks),
           options: market.engine.options,
-          context: EngineSnapshot.threadContext(),
           events
         }).pipe(
           // a stop ends the build (its worker goes with it) and serializes its own snapshot here
@@ -424,8 +424,8 @@ export const make = (settings: SnapshotSettings) =>
         const h = entry.header
         const why = h.logId !== logId
           ? `belongs to another event log (${h.logId}; this log is ${logId})`
-          : h.engine !== EngineSnapshot.fingerprint()
-          ? `written by other engine code (${h.engine}; this is ${EngineSnapshot.fingerprint()})`
+          : h.engine !== codec.fingerprint
+          ? `written by other engine code (${h.engine}; this is ${codec.fingerprint})`
           : head === null || h.seq > head.seq
           ? `is ahead of the log (seq ${h.seq}; the log ends at ${head?.seq ?? 0})`
           : undefined
@@ -445,16 +445,9 @@ export const make = (settings: SnapshotSettings) =>
           skipped.push(`${entry.name}: ${body.failure.message}`)
           continue
         }
-        const problem = yield* Effect.sync(() => {
-          try {
-            EngineSnapshot.restoreInto(market.engine, body.success)
-            return undefined
-          } catch (error) {
-            return `does not restore: ${describeError(error)}`
-          }
-        })
-        if (problem !== undefined) {
-          skipped.push(`${entry.name} ${problem}`)
+        const restoredInto = yield* Effect.result(codec.restoreInto(market.engine, body.success))
+        if (restoredInto._tag === "Failure") {
+          skipped.push(`${entry.name} does not restore: ${restoredInto.failure.message}`)
           continue
         }
         yield* ingest.resumeAt(h.seq)
@@ -520,4 +513,4 @@ export const make = (settings: SnapshotSettings) =>
 
 export const layer = (
   settings: SnapshotSettings
-): Layer.Layer<Snapshots, never, Market | Ingest | EventStore | SnapshotStore | LogIdentity> => Layer.effect(Snapshots, make(settings))
+): Layer.Layer<Snapshots, never, Market | Ingest | EventStore | SnapshotStore | LogIdentity | EngineCodec> => Layer.effect(Snapshots, make(settings))

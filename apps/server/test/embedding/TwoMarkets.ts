@@ -7,7 +7,7 @@
  * Used by two-engines.test.ts and by fold-alone.ts, the script it runs in a separate process.
  */
 import type { MarketEngine, MarketEvent } from "@spot/domain"
-import { Simulator } from "@spot/domain"
+import * as Simulator from "@spot/simulator"
 
 export const startTime = 1_767_000_000_000
 export const minute = 60_000

@@ -10,7 +10,8 @@
  * and prints the restored engine's reads as a second line.
  */
 import { readFileSync, writeFileSync } from "node:fs"
-import { EngineSnapshot, MarketEngine } from "@spot/domain"
+import { MarketEngine } from "@spot/domain"
+import { EngineSnapshot } from "@spot/adapters-storage"
 import { readsOf } from "../../../../packages/domain/test/support/EngineReads.js"
 import { foldMinute, marketMinutes } from "./TwoMarkets.js"
 

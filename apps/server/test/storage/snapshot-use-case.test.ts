@@ -8,13 +8,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Layer, Option, Scope, Stream } from "effect"
 import { EventStore, Ingest, Market, SnapshotBuilder, SnapshotBuildFailed, Snapshots, SnapshotStoreError } from "@spot/application"
 import type { MemoryEventStore, RestoreOutcome, SnapshotHeader, SnapshotSettings, TakeOutcome } from "@spot/application"
-import { EngineSnapshot, Events, MarketEngine } from "@spot/domain"
+import { Events, MarketEngine } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { MarketEvent } from "@spot/domain"
-import { FileSnapshotStore, LogIdentityLive, MemorySnapshotStore } from "@spot/adapters-storage"
+import { EngineCodecLive, EngineSnapshot, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore } from "@spot/adapters-storage"
 import * as SnapshotWorker from "../../src/SnapshotWorker.js"
 
 const events: Array<MarketEvent> = new Simulator.MarketSimulator({ seed: 9, startTime: 1_767_000_000_000, tradesPerSecond: 30, launchesPerMinute: 30 }).runFor(3 * 60_000)
@@ -39,6 +39,7 @@ const start = async (
     Layer.provide(Layer.mergeAll(
       MemorySnapshotStore.layer(files),
       LogIdentityLive.layerFixed(logId),
+      EngineCodecLive.layer,
       builder === undefined ? Layer.empty : Layer.succeed(SnapshotBuilder, builder)
     )),
     Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(Layer.succeed(Market.Market, market), Layer.succeed(EventStore, log)))))
@@ -367,7 +368,6 @@ describe("Snapshots built in a worker thread", () => {
       header,
       save: (chunks: ReadonlyArray<Uint8Array>) => Effect.sync(() => (saved.push(chunks), "saved-1")),
       options,
-      context,
       events: texts.length === 0 ? Stream.empty : Stream.make(texts)
     })
     const failure = (load: Effect.Effect<Uint8Array, SnapshotStoreError>, texts: ReadonlyArray<string>) =>
@@ -406,7 +406,6 @@ describe("Snapshots built in a worker thread", () => {
         header: header(2_000),
         save: () => Effect.sync(() => (savedHere++, "not-here")),
         options: market.engine.options,
-        context,
         events: Stream.make(texts.slice(0, 600), texts.slice(600))
       }))
       expect(loadedHere + savedHere).toBe(0) // no snapshot bytes in this thread

@@ -12,7 +12,7 @@ import type { MemoryEventStore, MemoryTradeStore, SnapshotSettings } from "@spot
 import { defaultEngineOptions } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import type { MarketEvent, TradeRecord } from "@spot/domain"
-import { LogIdentityLive, MemorySnapshotStore } from "@spot/adapters-storage"
+import { EngineCodecLive, LogIdentityLive, MemorySnapshotStore } from "@spot/adapters-storage"
 
 const events: Array<MarketEvent> = new Simulator.MarketSimulator({ seed: 19, startTime: 1_767_000_000_000, tradesPerSecond: 30, launchesPerMinute: 30 }).runFor(3 * 60_000)
 const settings: SnapshotSettings = { enabled: true, everyEvents: 1_000_000_000, minIntervalMs: 0 }
@@ -24,7 +24,7 @@ const start = async (log: MemoryEventStore, files: MemorySnapshotStore.MemorySna
   const marketLayer = Layer.succeed(Market.Market, market)
   const history = TradeHistory.layer(historySettings).pipe(Layer.provide(Layer.merge(marketLayer, Layer.succeed(TradeStore, archive))))
   const layer = Snapshots.layer(settings).pipe(
-    Layer.provide(Layer.merge(MemorySnapshotStore.layer(files), LogIdentityLive.layerFixed("log-1"))),
+    Layer.provide(Layer.mergeAll(MemorySnapshotStore.layer(files), LogIdentityLive.layerFixed("log-1"), EngineCodecLive.layer)),
     Layer.provideMerge(history),
     Layer.provideMerge(Ingest.layer.pipe(Layer.provideMerge(Layer.merge(marketLayer, Layer.succeed(EventStore, log)))))
   )

@@ -6,7 +6,7 @@
  */
 import { Context, Data } from "effect"
 import type { Effect, Stream } from "effect"
-import type { EngineOptions, EngineSnapshot } from "@spot/domain"
+import type { EngineOptions } from "@spot/domain"
 import type { SnapshotHeader, SnapshotStoreError } from "./SnapshotStore.js"
 
 /** The build failed (the base did not load, the worker died or ran out of memory, a stored event did not decode). */
@@ -29,11 +29,6 @@ export interface SnapshotBuildInput<E> {
   readonly save: (chunks: ReadonlyArray<Uint8Array>) => Effect.Effect<string, SnapshotStoreError>
   /** The engine's options (the base carries its own, which must be these). */
   readonly options: EngineOptions
-  /**
-   * The service's `EngineSnapshot.threadContext()`: the builder runs this same engine code in a
-   * thread of its own and joins it (`EngineSnapshot.joinThreadContext`) before restoring the base.
-   */
-  readonly context: EngineSnapshot.ThreadContext
   /** The log's events after the base's seq, through the header's seq, in order, as stored text (`EventStore.replayText`). */
   readonly events: Stream.Stream<ReadonlyArray<string>, E>
 }

@@ -17,7 +17,7 @@ export interface SnapshotHeader {
   readonly seq: number
   /** The id of the event at `seq`, checked against the log before the snapshot is used. */
   readonly eventId: string
-  /** What wrote the engine bytes (`EngineSnapshot.fingerprint()`); other code refuses them. */
+  /** What wrote the engine bytes (`EngineCodec.fingerprint`); other code refuses them. */
   readonly engine: string
   /** When it was taken (Unix ms), for operators. */
   readonly takenAt: number

@@ -5,40 +5,49 @@
  * objects the engine compares by identity. Nothing here knows a class's fields: a field added to
  * a registered class is picked up by the graph walk; a new class, a new sentinel or a closure in
  * the engine's state makes `snapshot` throw with the path to it (and the tests in
- * packages/domain/test/snapshot fail), so this list is the one place to update.
+ * packages/adapters-storage/test/snapshot fail), so this list is the one place to update.
  *
  * A snapshot is a cache of `fold(log[1..seq])`, not a second source of truth: the bytes carry a
  * fingerprint of the code that wrote them ({@link fingerprint}) and are refused by other code
  * (the log is then replayed in full, which also gives the new code's rules to all history).
  */
-import { canonicalAddress, chains, nativeAsset } from "../Chain.js"
-import { sha256 } from "../cursor/Sha256.js"
-import { encodeUtf8 } from "../cursor/Utf8.js"
-import * as Fixed from "../Fixed.js"
-import * as CandleAggregate from "../market/CandleAggregate.js"
-import * as CandleHourlySeriesModule from "../market/CandleHourlySeries.js"
-import { CandleHourlySeries } from "../market/CandleHourlySeries.js"
-import * as Candles from "../market/Candles.js"
-import * as Holders from "../market/Holders.js"
-import { HolderBook } from "../market/Holders.js"
-import * as MarketEngineModule from "../market/MarketEngine.js"
-import { defaultEngineOptions, MarketEngine, TradeFlagLists } from "../market/MarketEngine.js"
-import type { EngineOptions } from "../market/MarketEngine.js"
-import * as Positions from "../market/Positions.js"
-import { PositionBook } from "../market/Positions.js"
-import * as TapeNumbers from "../market/TapeNumbers.js"
-import * as TokenBookModule from "../market/TokenBook.js"
-import { TokenBook } from "../market/TokenBook.js"
-import * as TradeFeed from "../market/TradeFeed.js"
-import { TradeCodes, TradeRecord, TradeRing } from "../market/TradeFeed.js"
-import * as TradeTapeModule from "../market/TradeTape.js"
-import { TradeTape } from "../market/TradeTape.js"
-import * as Funding from "../market/Funding.js"
-import * as Wallets from "../market/Wallets.js"
-import * as Wide from "../market/Wide.js"
-import { TextBytes } from "../market/TextBytes.js"
-import { PackedFunding, unresolvedFunding } from "../market/Funding.js"
-import { WalletDirectory, WalletRecord } from "../market/Wallets.js"
+import { createHash } from "node:crypto"
+import {
+  CandleAggregate,
+  CandleHourlySeries,
+  CandleHourlySeriesModule,
+  Candles,
+  canonicalAddress,
+  chains,
+  defaultEngineOptions,
+  Fixed,
+  Funding,
+  HolderBook,
+  Holders,
+  MarketEngine,
+  MarketEngineModule,
+  nativeAsset,
+  PackedFunding,
+  PositionBook,
+  Positions,
+  TapeNumbers,
+  TextBytes,
+  TokenBook,
+  TokenBookModule,
+  TradeCodes,
+  TradeFeed,
+  TradeFlagLists,
+  TradeRecord,
+  TradeRing,
+  TradeTape,
+  TradeTapeModule,
+  unresolvedFunding,
+  WalletDirectory,
+  WalletRecord,
+  Wallets,
+  Wide
+} from "@spot/domain/engine-state"
+import type { EngineOptions } from "@spot/domain/engine-state"
 import * as Codec from "./ObjectGraphCodec.js"
 
 export { SnapshotChangedError, SnapshotDecodeError, SnapshotEncodeError, SnapshotRegistryError } from "./ObjectGraphCodec.js"
@@ -139,12 +148,6 @@ export const registry = (): Codec.PreparedRegistry => {
   return prepared
 }
 
-const hex = (bytes: Uint8Array): string => {
-  let text = ""
-  for (const b of bytes) text += b.toString(16).padStart(2, "0")
-  return text
-}
-
 /** Modules whose exported functions and constants take part in folding. */
 const engineModules: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ["MarketEngine", MarketEngineModule],
@@ -190,7 +193,7 @@ export const fingerprint = (): string => {
   parts.push(`chains ${chains.join(",")}`)
   for (const chain of chains) parts.push(`native ${chain} ${nativeAsset[chain].decimals} ${nativeAsset[chain].address}`)
   parts.push(Function.prototype.toString.call(canonicalAddress))
-  fingerprintValue = `engine-v${ENGINE_STATE_VERSION}-${hex(sha256(encodeUtf8(parts.join("\n")))).slice(0, 32)}`
+  fingerprintValue = `engine-v${ENGINE_STATE_VERSION}-${createHash("sha256").update(parts.join("\n"), "utf8").digest("hex").slice(0, 32)}`
   return fingerprintValue
 }
 

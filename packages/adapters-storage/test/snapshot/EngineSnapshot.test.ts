@@ -4,22 +4,18 @@
  * they stay identical (reads, and both whole object graphs compared side by side): internal state
  * a restore lost shows up there even when no read shows it yet. A sabotaged registry (a field left out)
  * must be caught by the same comparison, so the comparison is known to be able to fail.
- *
- * Here rather than beside the domain's own tests because the simulator depends on the domain,
- * never the reverse; the engine's internals it reads (the trade feeds' tables, the codec) are not
- * the domain's public API, so they are imported by path.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import type { MarketEvent } from "../../../../domain/src/events/MarketEvent.js"
-import { decodeMarketEvent, encodeMarketEvent } from "../../../../domain/src/events/MarketEvent.js"
-import { MarketEngine } from "../../../../domain/src/market/MarketEngine.js"
-import { TokenBook } from "../../../../domain/src/market/TokenBook.js"
-import { WalletRecord } from "../../../../domain/src/market/Wallets.js"
-import { MarketSimulator } from "../../../src/MarketSimulator.js"
-import * as EngineSnapshot from "../../../../domain/src/snapshot/EngineSnapshot.js"
-import * as Codec from "../../../../domain/src/snapshot/ObjectGraphCodec.js"
-import { firstDifference, readsOf } from "../../../../domain/test/support/EngineReads.js"
+import { Events, MarketEngine, TokenBook } from "@spot/domain"
+import type { MarketEvent } from "@spot/domain"
+import { WalletRecord } from "@spot/domain/engine-state"
+import { MarketSimulator } from "@spot/simulator"
+import * as EngineSnapshot from "../../src/snapshot/EngineSnapshot.js"
+import * as Codec from "../../src/snapshot/ObjectGraphCodec.js"
+import { firstDifference, readsOf } from "../../../domain/test/support/EngineReads.js"
+
+const { decodeMarketEvent, encodeMarketEvent } = Events
 
 const start = 1_767_000_000_000
 const minute = 60_000

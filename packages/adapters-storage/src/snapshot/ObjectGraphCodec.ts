@@ -37,11 +37,7 @@
  * {@link maxDepth} is written as a header whose body follows the root, so the walk's recursion
  * stays bounded whatever the graph's depth. Corrupt or truncated bytes fail with
  * {@link SnapshotDecodeError}, never with a partial graph.
- *
- * Pure: no I/O, no clock, no randomness (the domain's rules).
  */
-
-import { decodeUtf8 } from "../cursor/Utf8.js"
 
 /** Bumped whenever the byte layout below changes; other versions are refused. */
 export const FORMAT_VERSION = 1
@@ -200,25 +196,12 @@ const MAX_INT64 = 2n ** 63n - 1n
 const MIN_INT128 = -(2n ** 127n)
 const MAX_INT128 = 2n ** 127n - 1n
 
-// --- UTF-8 (TextEncoder/TextDecoder when the platform has them; the domain compiles without their types)
+// --- UTF-8
 
-interface Utf8Encoder {
-  encodeInto(text: string, into: Uint8Array): { readonly read: number; readonly written: number }
-}
-interface Utf8Decoder {
-  decode(bytes: Uint8Array): string
-}
-const platform = globalThis as unknown as {
-  readonly TextEncoder?: new() => Utf8Encoder
-  readonly TextDecoder?: new(label: string, options: { fatal: boolean; ignoreBOM: boolean }) => Utf8Decoder
-}
-const textEncoder: Utf8Encoder | undefined = platform.TextEncoder === undefined ? undefined : new platform.TextEncoder()
-const textDecoder: Utf8Decoder | undefined = platform.TextDecoder === undefined
-  ? undefined
-  // ignoreBOM: a string starting with U+FEFF keeps it (by default the decoder drops a leading
-  // byte-order mark, and a restart from a snapshot lost it: a black-box check found a trade's
-  // transaction hash and a token's name changed by a restart)
-  : new platform.TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+const textEncoder = new TextEncoder()
+// fatal: malformed bytes are a corrupt snapshot, never replaced; ignoreBOM: a string starting
+// with U+FEFF keeps it (by default the decoder drops a leading byte-order mark)
+const textDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 /** UTF-8 byte length of `text`, or -1 when it holds a lone surrogate (UTF-8 cannot carry it). */
 const utf8Length = (text: string): number => {
@@ -238,39 +221,13 @@ const utf8Length = (text: string): number => {
   return bytes
 }
 
-const writeUtf8Slow = (text: string, out: Uint8Array, at: number): number => {
-  for (let i = 0; i < text.length; i++) {
-    let code = text.charCodeAt(i)
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00)
-        i++
-      } else code = 0xfffd
-    } else if (code >= 0xdc00 && code <= 0xdfff) code = 0xfffd
-    if (code < 0x80) out[at++] = code
-    else if (code < 0x800) {
-      out[at++] = 0xc0 | (code >> 6)
-      out[at++] = 0x80 | (code & 0x3f)
-    } else if (code < 0x10000) {
-      out[at++] = 0xe0 | (code >> 12)
-      out[at++] = 0x80 | ((code >> 6) & 0x3f)
-      out[at++] = 0x80 | (code & 0x3f)
-    } else {
-      out[at++] = 0xf0 | (code >> 18)
-      out[at++] = 0x80 | ((code >> 12) & 0x3f)
-      out[at++] = 0x80 | ((code >> 6) & 0x3f)
-      out[at++] = 0x80 | (code & 0x3f)
-    }
+/** Strict UTF-8 decoding (overlong forms, surrogates, truncation refused). */
+const readUtf8 = (bytes: Uint8Array, from: number, to: number): string => {
+  try {
+    return textDecoder.decode(bytes.subarray(from, to))
+  } catch {
+    throw new SnapshotDecodeError(`invalid UTF-8 in bytes ${from} to ${to}`)
   }
-  return at
-}
-
-/** Strict UTF-8 decoding without TextDecoder (overlong forms, surrogates, truncation refused). */
-const readUtf8Slow = (bytes: Uint8Array, from: number, to: number): string => {
-  const text = decodeUtf8(bytes, from, to - from)
-  if (text === undefined) throw new SnapshotDecodeError(`invalid UTF-8 in bytes ${from} to ${to}`)
-  return text
 }
 
 // --- registry --------------------------------------------------------------------------------
@@ -649,11 +606,9 @@ class Encoder {
     if (byteLength < 0) throw new Error("lone surrogate") // callers check first
     this.varint(byteLength)
     this.ensure(byteLength)
-    if (textEncoder !== undefined) {
-      const { written } = textEncoder.encodeInto(text, this.bytes.subarray(this.pos, this.pos + byteLength))
-      if (written !== byteLength) throw new Error("UTF-8 length mismatch")
-      this.pos += written
-    } else this.pos = writeUtf8Slow(text, this.bytes, this.pos)
+    const { written } = textEncoder.encodeInto(text, this.bytes.subarray(this.pos, this.pos + byteLength))
+    if (written !== byteLength) throw new Error("UTF-8 length mismatch")
+    this.pos += written
   }
 
   private string(text: string): void {
@@ -1376,15 +1331,12 @@ class Decoder {
   }
 
   private utf8(from: number, to: number): string {
-    if (textDecoder !== undefined) {
-      try {
-        return textDecoder.decode(this.bytes.subarray(from, to))
-      } catch {
-        this.pos = from
-        this.corrupt("invalid UTF-8")
-      }
+    try {
+      return textDecoder.decode(this.bytes.subarray(from, to))
+    } catch {
+      this.pos = from
+      this.corrupt("invalid UTF-8")
     }
-    return readUtf8Slow(this.bytes, from, to)
   }
 
   private utf16String(): string {
@@ -1764,7 +1716,7 @@ const readHeader = (bytes: Uint8Array): ParsedHeader => {
     if (scale > 2 ** 28) throw new SnapshotDecodeError("corrupt snapshot: bad header")
   }
   if (pos + length > bytes.length) throw new SnapshotDecodeError("corrupt snapshot: truncated header")
-  const context = readUtf8Slow(bytes, pos, pos + length)
+  const context = readUtf8(bytes, pos, pos + length)
   return { formatVersion, context, bodyOffset: pos + length }
 }
 

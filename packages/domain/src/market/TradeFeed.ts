@@ -421,11 +421,6 @@ export class TradeCodes {
     return this.flagLists[code]!
   }
 
-  /** Every flag list numbered so far, by code (for tests and diagnostics). */
-  numberedFlagLists(): ReadonlyArray<ReadonlyArray<string>> {
-    return this.flagLists.slice()
-  }
-
   /** Writes `usd` as wide-integer limbs at `at` (split once per distinct price). */
   writeNativeUsd(numbers: Float64Array, at: number, usd: Fixed.Fixed): void {
     const limbs = this.lastNativeUsdLimbs

@@ -9,7 +9,7 @@
  * no limits, no work, i.e. the ceiling of this machine for those responses.
  *
  * Three requests (the token GET, a three-column discovery POST, a 20-trade page), 50 keep-alive
- * connections from `packages/adapters-http/bench/loadgen.ts` in this process. Rounds alternate
+ * connections from `@spot/adapters-http/bench/loadgen` in this process. Rounds alternate
  * baseline and service (ABBA order) so that noise from a shared machine hits both; figures are
  * medians over the rounds. CPU µs per request of each server comes from /proc: on two cores the
  * load generator takes one, so req/s ratios are squeezed towards 1 and CPU efficiency is the
@@ -30,8 +30,8 @@ import { createServer } from "node:http"
 import * as net from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { runLoad } from "../../../packages/adapters-http/bench/loadgen.js"
-import type { LoadResult } from "../../../packages/adapters-http/bench/loadgen.js"
+import { runLoad } from "@spot/adapters-http/bench/loadgen"
+import type { LoadResult } from "@spot/adapters-http/bench/loadgen"
 import { numberArg } from "./support/args.js"
 
 /** One measured request and the service's answer to it, replayed by the baseline. */

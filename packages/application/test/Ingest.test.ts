@@ -5,7 +5,7 @@ import * as fc from "fast-check"
 import { EventStore, Ingest, Market } from "@spot/application"
 import { Events } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
-import { firstDifference, readsOf } from "../../domain/test/support/EngineReads.js"
+import { firstDifference, readsOf } from "@spot/domain/testing"
 
 /** The service's clock at the wall clock's time (the test clock starts at 0, before every event here): ingest refuses events dated past it. */
 const serviceClockNow = Layer.effectDiscard(TestClock.setTime(Date.now()))

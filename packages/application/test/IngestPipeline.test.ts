@@ -11,7 +11,7 @@ import { EventStore, Ingest, Market, StoreUnavailable } from "@spot/application"
 import { Events } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import type { MarketEvent } from "@spot/domain"
-import { firstDifference, readsOf } from "../../domain/test/support/EngineReads.js"
+import { firstDifference, readsOf } from "@spot/domain/testing"
 
 /** The service's clock at the wall clock's time (the test clock starts at 0, before every event here): ingest refuses events dated past it. */
 const serviceClockNow = Layer.effectDiscard(TestClock.setTime(Date.now()))

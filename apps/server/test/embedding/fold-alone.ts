@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { MarketEngine } from "@spot/domain"
 import { EngineSnapshot } from "@spot/adapters-storage"
-import { readsOf } from "../../../../packages/domain/test/support/EngineReads.js"
+import { readsOf } from "@spot/domain/testing"
 import { foldMinute, marketMinutes } from "./TwoMarkets.js"
 
 const [tag, ...rest] = process.argv.slice(2)

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { MarketEngine } from "@spot/domain"
 import { EngineSnapshot } from "@spot/adapters-storage"
-import { firstDifference, readsOf } from "../../../../packages/domain/test/support/EngineReads.js"
+import { firstDifference, readsOf } from "@spot/domain/testing"
 import { foldMinute, marketMinutes, minutes } from "./TwoMarkets.js"
 
 const script = fileURLToPath(new URL("./fold-alone.ts", import.meta.url))

@@ -13,7 +13,7 @@ import { Events } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import { PgEventStore } from "@spot/adapters-storage"
 import * as EngineSnapshot from "../../src/snapshot/EngineSnapshot.js"
-import { firstDifference, readsOf } from "../../../domain/test/support/EngineReads.js"
+import { firstDifference, readsOf } from "@spot/domain/testing"
 import * as TestDatabase from "./TestDatabase.js"
 
 const database = await TestDatabase.pick()

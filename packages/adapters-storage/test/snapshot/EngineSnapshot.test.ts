@@ -13,7 +13,7 @@ import { WalletRecord } from "@spot/domain/engine-state"
 import { MarketSimulator } from "@spot/simulator"
 import * as EngineSnapshot from "../../src/snapshot/EngineSnapshot.js"
 import * as Codec from "../../src/snapshot/ObjectGraphCodec.js"
-import { firstDifference, readsOf } from "../../../domain/test/support/EngineReads.js"
+import { firstDifference, readsOf } from "@spot/domain/testing"
 
 const { decodeMarketEvent, encodeMarketEvent } = Events
 

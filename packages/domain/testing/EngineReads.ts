@@ -3,11 +3,11 @@
  * same market to every reader. Shared by the snapshot tests (a restored engine against the
  * original) and the ingest tests (a market fed in batches against one fold of the same events).
  */
-import { chains } from "../../src/Chain.js"
-import * as Discovery from "../../src/discovery/Discovery.js"
-import type { Timeframe } from "../../src/market/Candles.js"
-import type { MarketEngine } from "../../src/market/MarketEngine.js"
-import type { TokenBook } from "../../src/market/TokenBook.js"
+import { chains } from "../src/Chain.js"
+import * as Discovery from "../src/discovery/Discovery.js"
+import type { Timeframe } from "../src/market/Candles.js"
+import type { MarketEngine } from "../src/market/MarketEngine.js"
+import type { TokenBook } from "../src/market/TokenBook.js"
 
 const timeframes: ReadonlyArray<Timeframe> = ["1s", "15s", "1m", "5m", "1h", "4h", "1d", "7d"]
 

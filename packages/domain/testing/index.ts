@@ -1,0 +1,7 @@
+/**
+ * The domain's test kit (`@spot/domain/testing`), for tests and benchmarks of any package that
+ * folds a market: every read an engine serves, as text, and the first place two such lists differ.
+ * Not for production code (the architecture check keeps `src/` from importing it).
+ */
+export { firstDifference, readsOf } from "./EngineReads.js"
+export type { ReadsOptions } from "./EngineReads.js"

@@ -1,5 +1,5 @@
 /**
- * /openapi.json against the spec (what a black-box check compared): the document is generated from
+ * /openapi.json against the spec (what a client comparing the two sees): the document is generated from
  * the contract by the same call the server makes (`ApiServer.openApiRoute`), so every assertion
  * here is on the served document. apps/server/test/http/openapi.test.ts checks that the server
  * refuses exactly what the document refuses.

@@ -32,8 +32,8 @@ export const layer = (
       // paused for seconds (a snapshot serialized in one piece, docs/storage.md, or any other long
       // pause) closes every connection idle past 5 s at once as it resumes, racing a client that
       // has just sent its next request on it: the client sees a reset. 65 s outlasts the 60 s idle
-      // timeout of common load balancers, so they close first. Headers must still arrive within 66 s (Node asks for more
-      // than the keep-alive timeout).
+      // timeout of common load balancers, so they close first. Headers must still arrive within
+      // 66 s (Node asks for more than the keep-alive timeout).
       server.keepAliveTimeout = 65_000
       server.headersTimeout = 66_000
       const upgrades = ownUpgrades(server)

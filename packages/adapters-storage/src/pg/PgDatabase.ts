@@ -112,9 +112,10 @@ export interface EmbeddedOptions {
 }
 
 /**
- * When the embedded database checkpoints. PGlite has no background checkpointer: without one,
- * its write-ahead log grows for as long as the service runs (about 3 GB an hour at 500 trades/s),
- * only a clean stop shrinks it, and a `kill -9` leaves all of it to replay at the next start. A server's own checkpointer does this (`checkpoint_timeout`, `max_wal_size`).
+ * When the embedded database checkpoints. PGlite has no background checkpointer: without one, its
+ * write-ahead log grows for as long as the service runs (about 3 GB an hour at 500 trades/s), only
+ * a clean stop shrinks it, and a `kill -9` leaves all of it to replay at the next start. A
+ * server's own checkpointer does this (`checkpoint_timeout`, `max_wal_size`).
  */
 export interface CheckpointPolicy {
   /** How often the log's growth since the last checkpoint is looked at. */

@@ -145,11 +145,11 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
      * the `writer` CTE, evaluated once and first; a multi-statement append also takes it first of
      * all), so an append commits before the next one takes its seqs. Without it, an append whose
      * client gave up (a statement timeout: 503) could still commit after a later append, below the
-     * seqs the market had folded past, and stay unserved (docs/storage.md, "Late commits"). A replay takes it too before its first page, so it reads a prefix of the
-     * log no late commit can change. In the INSERT rather than in a `BEGIN`/lock/`COMMIT` of its
-     * own: an append stays one round trip, which the database works on while the market folds
-     * (three more round trips would each wait for the event loop, busy folding, and cost ingest
-     * a sixth of its rate).
+     * seqs the market had folded past, and stay unserved (docs/storage.md, "Late commits"). A
+     * replay takes it too before its first page, so it reads a prefix of the log no late commit
+     * can change. In the INSERT rather than in a `BEGIN`/lock/`COMMIT` of its own: an append stays
+     * one round trip, which the database works on while the market folds (three more round trips
+     * would each wait for the event loop, busy folding, and cost ingest a sixth of its rate).
      */
     const writerLock = sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK})`
 

@@ -85,8 +85,9 @@ const CURVE_SAMPLE_MS = 60_000
 /**
  * How far a token's `updatedAt` may step past the market's clock or its latest change
  * (`TokenBook.publish`): the minute of clock skew an event may carry ahead, plus a second. With
- * less, a token told of an event dated ahead runs out of room before the clock reaches that
- * event: at 30 batches a second, 1,000 states later its next ones share an `updatedAt`. With this, states share one only past one state per millisecond for over a minute.
+ * less, a token told of an event dated ahead runs out of room before the clock reaches that event:
+ * at 30 batches a second, 1,000 states later its next ones share an `updatedAt`. With this, states
+ * share one only past one state per millisecond for over a minute.
  */
 export const MAX_UPDATED_AT_LEAD_MS = 61_000
 

@@ -84,8 +84,8 @@ export const ownRequests = (server: Server): DirectRequests => {
   }
   // Once the server stops (`close`), every response closes its connection: a client's kept-alive
   // connections must not carry new requests into the stop, which waits for every connection to
-  // close (Node closes only the idle ones: a stop under load would take 25 s, accepting ingest all
-  // along).
+  // close (Node closes only the idle ones: otherwise a stop under load can take 25 s, accepting
+  // ingest all along).
   // Responses still being worked on then (Effect's, answered later) are told too.
   let stopping = false
   const pending = new Set<ServerResponse>()

@@ -18,7 +18,7 @@
  * small pid every time) has another start or another boot id, and the lock is stale. So is a
  * process that has ended and is only waiting for its parent to collect it (a zombie, state `Z` or
  * `X` in `/proc`: `kill(pid, 0)` still finds it, but it holds no file any more): a restart one
- * second after a `kill -9` finds one, and would refuse to start on it. A lock naming
+ * second after a `kill -9` can find one, and would otherwise refuse to start. A lock naming
  * this very process is stale (a container restarted with the same pid 1). Without `/proc`, a
  * reused pid reads as alive: the message says to delete the file when no server runs.
  */

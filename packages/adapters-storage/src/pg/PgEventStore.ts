@@ -69,10 +69,10 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
      * `effect` as an outage when it fails or takes longer than `timeout`. It runs in a fiber of
      * its own that the deadline leaves to end by itself (interrupted, without waiting): on a
      * frozen connection, interrupting a transaction means a ROLLBACK that waits on that same
-     * connection, and the caller would wait with it until the network came back (ingest would
-     * hang 300 s). Left alone, it ends when the connection does; the database
-     * ends the transaction of a departed client within 30 s (PgDatabase), and an append that
-     * commits meanwhile is a late commit (`Ingest` folds it in log order).
+     * connection, and the caller would wait with it until the network came back (ingest would hang
+     * 300 s). Left alone, it ends when the connection does; the database ends the transaction of a
+     * departed client within 30 s (PgDatabase), and an append that commits meanwhile is a late
+     * commit (`Ingest` folds it in log order).
      */
     const bounded = <A>(what: string, effect: Effect.Effect<A, SqlError>): Effect.Effect<A, StoreUnavailable> => {
       const work = effect.pipe(

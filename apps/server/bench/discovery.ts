@@ -1,12 +1,12 @@
 /**
  * `pnpm bench discovery`: how long `POST /v1/discovery`'s ranking takes on a real market, by sort
  * field. The simulated market (the engine bench's busy mix, `--tokens` live tokens, default
- * 14,000: what a 26-minute soak of the service reached) is folded untimed; then each sort field
- * ranks all three columns, limit 100, over every launchpad token of the five chains, as the use
- * case does (`DiscoveryQueries.discover`: the market's tokens are the candidates, read through
- * their getters). Median of `--runs` (default 21) after warm-up; also one filtered request (seven
- * filters). The ranking grows with the number of tokens: a soak saw the service's discovery p50
- * go from 21 ms at 7,600 tokens to 40 ms at 14,000.
+ * 14,000: what the service reaches in 26 minutes of simulated traffic) is folded untimed; then
+ * each sort field ranks all three columns, limit 100, over every launchpad token of the five
+ * chains, as the use case does (`DiscoveryQueries.discover`: the market's tokens are the
+ * candidates, read through their getters). Median of `--runs` (default 21) after warm-up; also one
+ * filtered request (seven filters). The ranking grows with the number of tokens: the service's
+ * discovery p50 is about 21 ms at 7,600 tokens and 40 ms at 14,000.
  *
  *   node --import tsx apps/server/bench/discovery.ts [--tokens 14000] [--runs 21] [--seed 1]
  *

@@ -773,10 +773,10 @@ const latency = async (clients: Clients, breakdown: boolean) => {
     }
   }
   // Keep-alive: the longest synchronous step of one ping interval for the 1,000 connections (each
-  // tick pings one slot's connections), and what pinging all of them in one turn took (the 30
-  // ticks back to back: what a single sweep did). The ticks run back to back, before any client's
-  // answer to a ping can arrive: every connection is marked alive first, as answering clients are,
-  // so that the measured ticks ping and drop nobody.
+  // tick pings one slot's connections), and what pinging all of them in one turn takes (the 30
+  // ticks back to back: what a single sweep would cost). The ticks run back to back, before any
+  // client's answer to a ping can arrive: every connection is marked alive first, as answering
+  // clients are, so that the measured ticks ping and drop nobody.
   const keepAliveMs: Array<number> = []
   for (const connection of hub.connections) connection.alive = true
   for (let i = 0; i < pingSlots; i++) {

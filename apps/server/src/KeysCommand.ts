@@ -1,8 +1,8 @@
 /**
  * The arguments of `npm run keys -- …` (apps/server/src/keys.ts), read strictly: an option the
- * command does not know, or a value it cannot use, is an error before anything is stored (a typo
- * such as `--expires-in-day 1` made a key that never expires; `--expires-in-days 1e9` stored a
- * key, then failed to print it; found by a black-box check).
+ * command does not know, or a value it cannot use, is an error before anything is stored (read
+ * loosely, a typo such as `--expires-in-day 1` would make a key that never expires, and
+ * `--expires-in-days 1e9` would store a key, then fail to print it).
  */
 import { hasHiddenCharacter } from "@spot/domain"
 

@@ -28,12 +28,12 @@ export const layer = (
       // No Host header is needed to answer (paths are absolute, no virtual hosts): a request
       // without one is served, not refused by Node with a bare 400 outside the envelope.
       const server = createServer({ requireHostHeader: false })
-      // An idle kept-alive connection stays open 65 s, not Node's 5 s: when a snapshot paused the
-      // event loop for seconds (before snapshots were written in steps, docs/storage.md), every
-      // connection idle past 5 s was closed at once as it ended, racing a client that had just sent
-      // its next request on it (a black-box soak saw the reset); any long pause would do the same. 65 s outlasts the 60 s idle timeout of common load
-      // balancers, so they close first. Headers must still arrive within 66 s (Node asks for more
-      // than the keep-alive timeout).
+      // An idle kept-alive connection stays open 65 s, not Node's 5 s: with 5 s, an event loop
+      // paused for seconds (a snapshot serialized in one piece, docs/storage.md, or any other long
+      // pause) closes every connection idle past 5 s at once as it resumes, racing a client that
+      // has just sent its next request on it: the client sees a reset. 65 s outlasts the 60 s idle
+      // timeout of common load balancers, so they close first. Headers must still arrive within
+      // 66 s (Node asks for more than the keep-alive timeout).
       server.keepAliveTimeout = 65_000
       server.headersTimeout = 66_000
       const upgrades = ownUpgrades(server)

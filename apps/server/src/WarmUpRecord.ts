@@ -1,8 +1,8 @@
 /**
  * What the simulator's warm-up was, kept in the data directory (`warm-up.json`) while it runs and
  * after: its options (which fix its events, ids included) and whether it completed. A start on a
- * log with history does not warm up again; but a warm-up a crash or `kill -9` interrupted left a
- * market short for good (a black-box check: 115 tokens of 589). A start that finds the record
+ * log with history does not warm up again; so a warm-up a crash or `kill -9` interrupts would
+ * leave the market short for good (as few as 115 tokens of 589). A start that finds the record
  * incomplete replays the same warm-up through ingest: what the log holds comes back as duplicates,
  * the rest is appended (docs/simulator.md, "Warm-up").
  */

@@ -28,7 +28,7 @@ const storeDescription = process.env["DATABASE_URL"]
 
 /**
  * The key table of the `DATABASE_URL` database. One that does not answer is said in one line
- * naming it (never its password) and what to do: not the driver's stack trace (a black-box check).
+ * naming it (never its password) and what to do: not the driver's stack trace.
  */
 const databaseKeyStore = (url: Redacted.Redacted<string>) =>
   PgKeyStore.layer().pipe(

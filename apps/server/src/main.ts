@@ -14,8 +14,8 @@ const stopWith = (message: string) => Effect.flatMap(Console.error(message), () 
 const invalidConfiguration = (error: { readonly message: string }) => stopWith(`invalid configuration: ${error.message}`)
 
 /**
- * Whether HOST:PORT can be listened on now (a probe, closed at once): a port already taken was
- * told only after the whole warm-up and a snapshot (a black-box check); now before anything.
+ * Whether HOST:PORT can be listened on now (a probe, closed at once), so that a port already taken
+ * is told before anything, not only when the server listens, after the whole warm-up and a snapshot.
  */
 const portProblem = (host: string, port: number): Effect.Effect<string | undefined> =>
   Effect.callback<string | undefined>((resume) => {

@@ -137,8 +137,8 @@ describe("the start command (bundled server)", () => {
     expect(missing.status).toBe(404)
     expect(missing.body.error.code).toBe("NOT_FOUND")
 
-    // A second server on the same data directory refuses to start, naming the first: two opened
-    // the embedded database each, and batches one of them acknowledged were lost (a black-box check).
+    // A second server on the same data directory refuses to start, naming the first: two would
+    // open the embedded database each, and batches one of them acknowledged would be lost.
     const dataDir = dataDirs[dataDirs.length - 1]!
     const second = start({ PORT: String(await freePort()), SPOT_SIMULATOR: "off" }, dataDir)
     let stderr = ""

@@ -42,7 +42,7 @@ export class ApiError extends Data.TaggedError("ApiError")<{
 
   /**
    * A compressed body (`Content-Encoding` other than `identity`): refused before it is read, and
-   * the connection closed. Read as it is, a gzip body was refused as "not valid UTF-8".
+   * the connection closed. Read as it is, a gzip body would be refused as "not valid UTF-8".
    */
   static bodyEncoded(encoding: string): ApiError {
     return new ApiError({

@@ -106,8 +106,8 @@ export const keyInOtherHeader = (headers: RequestHeaders, key: string): boolean 
  * True when the query string carries the presented key itself (at least `minSearchedKeyLength`
  * long), under any parameter name, as sent or percent-decoded: "a key in the query string is
  * rejected" (spec "Authentication" rule 2). `hasMisplacedKey` knows only key-like names and the
- * service's own key shape, so `?token=<a development key>` passed beside a valid bearer header (a
- * black-box check on the stream, 2026-11-28).
+ * service's own key shape, so without this `?token=<a development key>` would pass beside a valid
+ * bearer header, on the stream too.
  */
 export const keyInQuery = (url: string, key: string): boolean => {
   if (key.length < minSearchedKeyLength) return false

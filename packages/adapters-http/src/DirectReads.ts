@@ -84,7 +84,8 @@ export const ownRequests = (server: Server): DirectRequests => {
   }
   // Once the server stops (`close`), every response closes its connection: a client's kept-alive
   // connections must not carry new requests into the stop, which waits for every connection to
-  // close (Node closes only the idle ones; a soak saw a stop take 25 s, accepting ingest all along).
+  // close (Node closes only the idle ones: otherwise a stop under load can take 25 s, accepting
+  // ingest all along).
   // Responses still being worked on then (Effect's, answered later) are told too.
   let stopping = false
   const pending = new Set<ServerResponse>()
@@ -130,7 +131,7 @@ export const ownRequests = (server: Server): DirectRequests => {
   }
   on.call(server, "request", onRequest)
   // An `Expect` other than 100-continue: served as if it were not there (RFC 9110 lets a server
-  // ignore it), not Node's bare 417 without the envelope or `X-Request-ID` (a black-box check).
+  // ignore it), not Node's bare 417 without the envelope or `X-Request-ID`.
   on.call(server, "checkExpectation", onRequest)
   // Requests Node could not parse: the envelope instead of Node's bare status line (ClientErrors).
   on.call(server, "clientError", (error: ClientErrors.ClientError, socket) => clientErrors(error, socket))

@@ -64,9 +64,9 @@ type HttpEffect = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
  * A request's path as the router matches it (effect's FindMyWay: a full URL's origin dropped, cut
  * at `?`, `;` or `#`, percent-decoded, duplicate slashes merged, a trailing slash dropped,
  * lower-cased), so that the key a
- * path takes is decided on the path its route is found by. A black-box check found a customer key
- * accepted by the ingest route at `/ADMIN/v1/events`, `//admin/v1/events` and `/%61dmin/v1/events`:
- * the router reached the route, while the key check compared the literal prefix.
+ * path takes is decided on the path its route is found by. The router reaches the ingest route at
+ * `/ADMIN/v1/events`, `//admin/v1/events` and `/%61dmin/v1/events`: a key check comparing the
+ * literal prefix would accept a customer key there.
  */
 export const routedPath = (url: string): string => {
   let path = url.charCodeAt(0) === 47 ? url : url.replace(/^https?:\/\/.*?\//, "/")

@@ -7,8 +7,8 @@
  * - a body without one (chunked) is read up to the limit, then refused (the rest is discarded);
  * - a compressed body (`Content-Encoding` other than `identity`) is refused unread;
  * - a body that has not all arrived within the route's time (`maxSeconds`) is refused: a client
- *   sending a few bytes now and then otherwise held its connection until Node's request timeout
- *   (300 s) closed it with no answer at all (a black-box check);
+ *   sending a few bytes now and then would otherwise hold its connection until Node's request
+ *   timeout (300 s) closed it with no answer at all;
  *
  * both as 400 VALIDATION_ERROR on field `body` (the spec's code for a malformed body), with
  * `Connection: close` so that the rest of an oversized upload is not read to keep the connection.
@@ -38,8 +38,8 @@ export const json = (request: HttpServerRequest.HttpServerRequest, limit: Limit)
 
 /**
  * The body as text, or the refusal: too large, unreadable, or not UTF-8. Bytes that are not UTF-8
- * are refused, not read as U+FFFD: the text would no longer be what the client sent (a black-box
- * check saw a surrogate's bytes stored as three replacement characters).
+ * are refused, not read as U+FFFD: the text would no longer be what the client sent (a lone
+ * surrogate's bytes would be stored as three replacement characters).
  */
 export const text = (request: HttpServerRequest.HttpServerRequest, limit: Limit): Effect.Effect<string, ApiError> =>
   Effect.flatMap(within(request, limit), (bytes) =>

@@ -1,8 +1,8 @@
 /**
- * /openapi.json against the spec (what a black-box check compared): the document is generated from
- * the contract by the same call the server makes (`ApiServer.openApiRoute`), so every assertion
- * here is on the served document. apps/server/test/http/openapi.test.ts checks that the server
- * refuses exactly what the document refuses.
+ * /openapi.json against the spec: the document is generated from the contract by the same call the
+ * server makes (`ApiServer.openApiRoute`), so every assertion here is on the served document.
+ * apps/server/test/http/openapi.test.ts checks that the server refuses exactly what the document
+ * refuses.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { OpenApi } from "effect/http-api"

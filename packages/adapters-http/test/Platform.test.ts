@@ -216,7 +216,7 @@ describe("every response", () => {
     // A wrong key on the keyless document changes nothing.
     const withBadKey = await get(server, "/openapi.json", bearer("sk_live_nope"))
     expect(withBadKey.status).toBe(200)
-    // Every spelling the router serves the document at is keyless too (it was only the literal one).
+    // Every spelling the router serves the document at is keyless too, not only the literal one.
     for (const spelling of ["/OPENAPI.JSON", "//openapi.json", "/openapi.json/", "/%6fpenapi.json"]) {
       const other = await get(server, spelling)
       expect([spelling, other.status]).toEqual([spelling, 200])

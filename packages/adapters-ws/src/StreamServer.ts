@@ -91,7 +91,7 @@ export class StreamServer {
       perMessageDeflate: false,
       maxPayload: this.limits.maxClientFrameBytes,
       // The stream speaks no subprotocol: agree to none a client offers (ws would otherwise echo
-      // the first one, telling a client probing for "graphql-ws" that it is spoken; a black-box check)
+      // the first one, telling a client probing for "graphql-ws" that it is spoken)
       handleProtocols: () => false
     })
     this.wss.on("headers", (headers: Array<string>, request: TaggedRequest) => {

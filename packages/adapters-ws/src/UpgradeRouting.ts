@@ -4,7 +4,7 @@
  * `NodeHttpServer.make` registers its own `upgrade` listener whenever it serves an app (see
  * `@effect/platform-node/dist/NodeHttpServer.js`, `serve`: `server.on("upgrade", upgradeHandler)`),
  * with no option to leave it out. Two listeners on the same event both run on every upgrade and
- * write to the same socket (stack.md saw corrupted sockets). So the server handed to
+ * write to the same socket, corrupting it (docs/streams.md). So the server handed to
  * `NodeHttpServer.layer` is wrapped: a listener added for `upgrade` is not attached but kept as the
  * fallback, and the one real `upgrade` listener routes by path — the stream path to the stream
  * server, every other path to Effect's handler (which answers it through the REST pipeline).

@@ -550,7 +550,7 @@ export const make = Effect.gen(function*() {
    * After a failed append, a fiber of the service's own (one at a time) catches up with the log
    * once a second until it succeeds, even if no batch comes: a batch stored by an append that
    * failed on its way back is then folded and served, not held in the log unseen until the next
-   * batch arrives (a black-box check saw a token stay unknown indefinitely after such a 503).
+   * batch arrives (after such a 503 a token could otherwise stay unknown indefinitely).
    */
   let catchingUp = false
   const catchUpAfterFailure: Effect.Effect<void> = Effect.andThen(

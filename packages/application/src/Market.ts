@@ -45,7 +45,7 @@ export class Market extends Context.Service<Market, MarketShape>()("@spot/applic
  * as soon as the slice is folded, so the first trades of a big batch (an ingest request of
  * thousands of events, a feed catching up after a stall) do not wait for the whole batch's fold.
  * Changed tokens and positions are still told once, with the batch's last slice: a token changing
- * in every slice is encoded and pushed once per batch, as before. A slice ends only where the
+ * in every slice is encoded and pushed once per batch, not once per slice. A slice ends only where the
  * next event's timestamp is later (events of one millisecond stay together).
  */
 export const publishEvery = 128

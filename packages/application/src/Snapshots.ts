@@ -148,7 +148,7 @@ const eventIdAt = (store: EventStore["Service"], seq: number): Effect.Effect<str
 /**
  * Log events read per page for a builder: this thread's share of a build is reading them, and a
  * page is one burst of it (a driver's buffers and strings); 5,000-event pages (the catch-up's)
- * stalled the event loop about 0.1 s each under load (a black-box check).
+ * stall the event loop about 0.1 s each under load.
  */
 const builderPageSize = 1_000
 

@@ -36,8 +36,8 @@ describe("SimulatorFeed", () => {
       live = true
       yield* Deferred.await(resume)
       // Until the backlog is folded: the tick after the stall generates the events up to its own
-      // time, past the resume, and folds them last. Waiting a fixed time instead failed on a loaded
-      // machine, where three slices were folded in it.
+      // time, past the resume, and folds them last. A fixed wait is not enough on a loaded
+      // machine, where as few as three slices are folded in it.
       const resumedAt = Date.now()
       for (let waited = 0; waited < 30_000; waited += 50) {
         const last = batches.at(-1)?.at(-1)

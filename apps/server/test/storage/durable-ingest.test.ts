@@ -209,8 +209,8 @@ describe("durable ingest on the real server", () => {
   })
 
   it("decides the key on the path as routed: spellings that reach the ingest route take the ingest key, never a customer key", async () => {
-    // A black-box check found a customer key accepted here: the router matched these paths to the
-    // ingest route, while the key check compared the literal prefix `/admin/`.
+    // The router matches these paths to the ingest route: a key check comparing the literal prefix
+    // `/admin/` would accept a customer key on them.
     for (const path of ["/ADMIN/v1/events", "/Admin/V1/Events", "//admin/v1/events", "/admin//v1/events", "/%61dmin/v1/events", "/admin/v1/events/"]) {
       const send = (key: string) =>
         fetch(server.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "[]" })

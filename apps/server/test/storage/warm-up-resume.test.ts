@@ -1,7 +1,7 @@
 /**
  * A warm-up a crash interrupted is finished by the next start: the simulator's warm-up is logged
  * as it goes, and a start on a log with history does not warm up again, so a `kill -9` part-way
- * through left the market short for good (a black-box check: 115 tokens of 589). The data
+ * through would leave the market short for good (as few as 115 tokens of 589). The data
  * directory keeps the warm-up's record (WarmUpRecord); a start that finds it incomplete replays
  * the same warm-up through ingest, duplicates for what the log holds.
  */

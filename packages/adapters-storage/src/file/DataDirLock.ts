@@ -1,8 +1,8 @@
 /**
  * One server per data directory. The embedded database (PGlite) is one process's database: two
- * servers started on one `SPOT_DATA_DIR` each opened it, each ran a market of its own on the same
- * files, and batches one of them had acknowledged were gone after a restart (a black-box check,
- * 2026-11-27). The snapshots and the key file are one server's too.
+ * servers started on one `SPOT_DATA_DIR` would each open it, each run a market of its own on the
+ * same files, and batches one of them had acknowledged would be gone after a restart. The
+ * snapshots and the key file are one server's too.
  *
  * The lock is the file `server.lock` in the directory, created exclusively and whole (linked into
  * place), holding the owner's process id, start time and, on Linux, its process stamp (the host's
@@ -18,7 +18,7 @@
  * small pid every time) has another start or another boot id, and the lock is stale. So is a
  * process that has ended and is only waiting for its parent to collect it (a zombie, state `Z` or
  * `X` in `/proc`: `kill(pid, 0)` still finds it, but it holds no file any more): a restart one
- * second after a `kill -9` found it and refused to start (a black-box check, 2026-11-28). A lock naming
+ * second after a `kill -9` can find one, and would otherwise refuse to start. A lock naming
  * this very process is stale (a container restarted with the same pid 1). Without `/proc`, a
  * reused pid reads as alive: the message says to delete the file when no server runs.
  */

@@ -4,8 +4,8 @@
  * when it changed (checked at most once a second). Keys from `SPOT_API_KEYS` are accepted too,
  * held in memory only. Writes go to a temporary file renamed over the old one, so a reader never
  * sees half a file; a change (read, change, write) holds the lock file `<path>.lock` throughout,
- * so two `keys` commands run at once both land (without it the second write replaced the first:
- * a key printed as stored was lost, found by a black-box check).
+ * so two `keys` commands run at once both land (without it the second write would replace the
+ * first: a key printed as stored would be lost).
  */
 import { Clock, Effect, Exit, Layer, Redacted } from "effect"
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"

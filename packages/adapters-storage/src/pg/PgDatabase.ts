@@ -50,7 +50,7 @@ export const serverAddress = (url: Redacted.Redacted<string>): string => {
  * Waits until the server at `url` answers a query, retrying every `every` (default 2 s) for as
  * long as it takes; `onWait` hears of each failed attempt (its number and reason). A service
  * started before its database (or while it is down) then starts once the database answers,
- * instead of exiting with a driver's stack trace (a black-box check).
+ * instead of exiting with a driver's stack trace.
  */
 export const waitUntilReachable = (
   url: Redacted.Redacted<string>,
@@ -112,10 +112,10 @@ export interface EmbeddedOptions {
 }
 
 /**
- * When the embedded database checkpoints. PGlite has no background checkpointer: without one,
- * its write-ahead log grew for as long as the service ran (about 3 GB an hour at 500 trades/s, a
- * black-box soak) and only a clean stop shrank it, and a `kill -9` left all of it to replay at the
- * next start. A server's own checkpointer does this (`checkpoint_timeout`, `max_wal_size`).
+ * When the embedded database checkpoints. PGlite has no background checkpointer: without one, its
+ * write-ahead log grows for as long as the service runs (about 3 GB an hour at 500 trades/s), only
+ * a clean stop shrinks it, and a `kill -9` leaves all of it to replay at the next start. A
+ * server's own checkpointer does this (`checkpoint_timeout`, `max_wal_size`).
  */
 export interface CheckpointPolicy {
   /** How often the log's growth since the last checkpoint is looked at. */

@@ -69,17 +69,17 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
      * `effect` as an outage when it fails or takes longer than `timeout`. It runs in a fiber of
      * its own that the deadline leaves to end by itself (interrupted, without waiting): on a
      * frozen connection, interrupting a transaction means a ROLLBACK that waits on that same
-     * connection, and the caller would wait with it until the network came back (a black-box
-     * check saw ingest hang 300 s). Left alone, it ends when the connection does; the database
-     * ends the transaction of a departed client within 30 s (PgDatabase), and an append that
-     * commits meanwhile is a late commit (`Ingest` folds it in log order).
+     * connection, and the caller would wait with it until the network came back (ingest would hang
+     * 300 s). Left alone, it ends when the connection does; the database ends the transaction of a
+     * departed client within 30 s (PgDatabase), and an append that commits meanwhile is a late
+     * commit (`Ingest` folds it in log order).
      */
     const bounded = <A>(what: string, effect: Effect.Effect<A, SqlError>): Effect.Effect<A, StoreUnavailable> => {
       const work = effect.pipe(
         Effect.mapError((error): StoreUnavailable => unavailable(what)(error)),
         // A transaction whose connection died fails its ROLLBACK too, which the SQL client turns
-        // into a defect (`withTransaction`): that is an outage like any other, not a bug (it
-        // answered 500 where a one-statement append answered 503; a black-box check).
+        // into a defect (`withTransaction`): that is an outage like any other, not a bug (503, as
+        // a one-statement append answers, not 500).
         Effect.catchDefect((defect) => (isSqlError(defect) ? Effect.fail(unavailable(what)(defect)) : Effect.die(defect)))
       )
       return Effect.flatMap(Effect.forkDetach(work), (fiber) =>
@@ -145,11 +145,11 @@ export const make = (options: PgEventStoreOptions = {}): Effect.Effect<EventStor
      * the `writer` CTE, evaluated once and first; a multi-statement append also takes it first of
      * all), so an append commits before the next one takes its seqs. Without it, an append whose
      * client gave up (a statement timeout: 503) could still commit after a later append, below the
-     * seqs the market had folded past, and stay unserved (a black-box check; docs/storage.md,
-     * "Late commits"). A replay takes it too before its first page, so it reads a prefix of the
-     * log no late commit can change. In the INSERT rather than in a `BEGIN`/lock/`COMMIT` of its
-     * own: an append stays one round trip, which the database works on while the market folds
-     * (three more round trips each waited for the event loop, busy folding: ingest lost a sixth).
+     * seqs the market had folded past, and stay unserved (docs/storage.md, "Late commits"). A
+     * replay takes it too before its first page, so it reads a prefix of the log no late commit
+     * can change. In the INSERT rather than in a `BEGIN`/lock/`COMMIT` of its own: an append stays
+     * one round trip, which the database works on while the market folds (three more round trips
+     * would each wait for the event loop, busy folding, and cost ingest a sixth of its rate).
      */
     const writerLock = sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK})`
 

@@ -55,9 +55,11 @@ export { SnapshotChangedError, SnapshotDecodeError, SnapshotEncodeError, Snapsho
 /**
  * Bump when the engine's fold rules or state change in a way the fingerprint cannot see (it
  * covers the registered classes' code and the exported functions of the engine's modules, not
- * module-private helpers or constants). A bump makes every existing snapshot refused.
+ * module-private helpers or constants). A bump makes every existing snapshot refused, so the
+ * first start after the deploy replays the whole log. Each bump gets its line in docs/storage.md,
+ * "Engine state versions".
  */
-export const ENGINE_STATE_VERSION = 20 // 20: trade feed codes and trade flag lists are the engine's own (TradeCodes, TradeFlagLists), no longer the process's; 19: Solana's system program address (all ones) is a burn sink, no holder; 18: a token keeps its latest change time (the bound of its updatedAt's lead); 17: a token's updatedAt moves per published state (publishedAt, changedAt), not per change; 16: candle and window prices the nearest double of the Fixed (one rounding); 15: a position applies a late event at its updatedAt (times never go back), EVM anchors and funders lower-case, a swap of no native value refused; 14: a token keeps its latest trade's USD per native (market cap and position values in USD rounded once); 13: a trade told after the clock passed it dates the windows it already left (its time plus the window); 12: a token keeps the hash of its launch event's id (a launch with another id is refused), a holder book its first pool's block (learned from liquidity events and trades when the launch made no curve); 11: each stats window keeps its reference trade's time (a backfilled trade past retention replaces an older reference), expiries are dated when trades left their windows, a token event first moves its windows to its time, a curve reading a token cannot take changes nothing; 10: pools know whether they are a bonding curve (emptied at graduation); 9: buy counts of recent blocks per holder book, pools by canonical address; 8: a position book in chunks of 64 positions; 7: hourly candles keep the times of their open and close trades (a late trade placed by them); 6: late trades placed at their own time in the tape; 5: isTransfer kept through buys (NO_BUY apart), self-transfers and empty senders change nothing; 4: fundings packed (PackedFunding, TextBytes); 3: token feeds hand trades to the archive in blocks
+export const ENGINE_STATE_VERSION = 20
 
 /**
  * The classes of the engine's state. `transient`: caches derived from the rest of the state,

@@ -1,7 +1,7 @@
 /**
  * The embedded database checkpoints (PgDatabase `checkpoints`): PGlite has no checkpointer of
- * its own, so without these its write-ahead log grew for as long as the service ran and a crash
- * left all of it to replay. This is the embedded mode's own behaviour (a server checkpoints by
+ * its own, so without these its write-ahead log grows for as long as the service runs and a
+ * crash leaves all of it to replay. This is the embedded mode's own behaviour (a server checkpoints by
  * itself), so it runs on PGlite whether or not a server is reachable.
  */
 import { describe, expect, it } from "@effect/vitest"

@@ -211,7 +211,7 @@ export const formRejection = (e: MarketEvent): Rejection | undefined => {
 /**
  * A time an event reports about the past (a funding's `fundedAt`, a listing's `paidAt`): not after
  * the event itself, give or take a minute of clock skew between an indexer's sources (as a token's
- * events before its launch). A black-box check saw a funding dated in the year 285,000 served.
+ * events before its launch). Unchecked, a funding dated in the year 285,000 would be served.
  */
 const notAfter = (field: string, at: number | null, eventTime: number): Rejection | undefined =>
   at !== null && at > eventTime + 60_000 ? fieldRefused(field, `is more than 60 s after the event's own timestamp: it reports something that has happened`) : undefined
@@ -251,8 +251,8 @@ const visibleAscii = /^[\x21-\x7e]*$/
  * A text the API serves (a token's name, a symbol, a label, a profile's fields): well-formed
  * Unicode (a lone surrogate, which JSON.stringify writes as `\ud800`, makes strict JSON parsers
  * refuse the whole response: every read of the token, its boards and its trade pages) and at most
- * `max` characters (a megabyte token name swelled every read that carried it). Found by a
- * black-box check. Control characters are kept: JSON escapes them, and on-chain names hold them.
+ * `max` characters (a megabyte token name would swell every read that carries it). Control
+ * characters are kept: JSON escapes them, and on-chain names hold them.
  */
 const served = (field: string, value: string | null, max: number): Rejection | undefined => {
   if (value === null) return undefined
@@ -282,7 +282,7 @@ const named = (field: string, value: string | null, instead?: string): Rejection
 /**
  * A transaction hash the API serves as is: one token of visible characters (no space, control or
  * invisible character) and well-formed. Its form differs by chain and indexer, so no more is
- * asked; a black-box check found `"tx\ud800z"` accepted and served on every trade page.
+ * asked; without the check `"tx\ud800z"` would be accepted and served on every trade page.
  */
 const hash = (field: string, value: string | null): Rejection | undefined => {
   if (value === null || visibleAscii.test(value)) return undefined

@@ -220,7 +220,7 @@ export class MarketEngine {
    * Folds one event; returns why it was not applied, or undefined. The clock moves to the event's
    * time, but not past `clockLimit` (the service's clock, when the caller has one): an event dated
    * ahead of it (ingest takes up to a minute of an indexer's clock skew) is its own token's
-   * present, not every token's. A black-box check saw one launch dated 55 s ahead end every other
+   * present, not every token's: unlimited, one launch dated 55 s ahead would end every other
    * token's trailing windows 55 s early and date them in the future. Without a limit (a replay of
    * the log, an embedder), event times are the clock.
    */

@@ -510,8 +510,8 @@ const settleAverageCost = (data: Float64Array, at: number, decimals: number): vo
 /**
  * The time an event is applied at: its own, or the position's `updatedAt` when it is dated before
  * (a late event). A position's times follow the order its events are applied in, so `openedAt` ≤
- * `closedAt` ≤ `updatedAt` always hold and `updatedAt` never goes back; a black-box check found a
- * late sell closing a position ten seconds before it opened.
+ * `closedAt` ≤ `updatedAt` always hold and `updatedAt` never goes back (applied at its own time,
+ * a late sell could close a position seconds before it opened).
  */
 const positionTime = (data: Float64Array, at: number, timestamp: number): number => {
   const updatedAt = data[at + UPDATED_AT]!

@@ -96,7 +96,7 @@ export const formatVolumeUnits = (units: bigint): string => {
  * 10^9, so it depends on the sum only, never on how the sum is split (a bucket computed two ways
  * gives the same number). Below 2^53 units the sum is an exact double and one division rounds
  * once; above (a volume past about 9 million whole units), `high × 2^32 + low` would round before
- * the division rounds again (one step off, found by a black-box check), so the exact sum is spelled
+ * the division rounds again (one step off), so the exact sum is spelled
  * as a decimal and parsed, which rounds once.
  */
 export const splitToNumber = (low: number, high: number): number => {
@@ -116,9 +116,9 @@ const safeDouble = Number.MAX_SAFE_INTEGER
 /**
  * The nearest double to a Fixed (what `JSON.parse` of its decimal string gives). Below 2^53 units
  * the bigint converts exactly and one division rounds once. Beyond, `Fixed.toNumber` rounds twice
- * (the integer and fraction halves, then their sum) and was one unit in the last place off for
- * about one value in twenty: a black-box check saw a candle's close differ from the token's
- * price read as a number. There the decimal text is read, rounding once.
+ * (the integer and fraction halves, then their sum) and is one unit in the last place off for
+ * about one value in twenty: a candle's close would differ from the token's price read as a
+ * number. There the decimal text is read, rounding once.
  */
 export const fixedToDouble = (value: Fixed): number => {
   const estimate = Number(value)

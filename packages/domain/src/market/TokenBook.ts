@@ -85,9 +85,9 @@ const CURVE_SAMPLE_MS = 60_000
 /**
  * How far a token's `updatedAt` may step past the market's clock or its latest change
  * (`TokenBook.publish`): the minute of clock skew an event may carry ahead, plus a second. With
- * less, a token told of an event dated ahead ran out of room before the clock reached that event:
- * 1,000 states later its next ones shared an `updatedAt`, at 30 batches a second (a black-box
- * check). With this, states share one only past one state per millisecond for over a minute.
+ * less, a token told of an event dated ahead runs out of room before the clock reaches that event:
+ * at 30 batches a second, 1,000 states later its next ones share an `updatedAt`. With this, states
+ * share one only past one state per millisecond for over a minute.
  */
 export const MAX_UPDATED_AT_LEAD_MS = 61_000
 
@@ -348,8 +348,8 @@ export class TokenBook implements DiscoveryCandidate {
    * drain: a batch's fold, a clock tick; up to the bound of `publish`), so two states a client can
    * see do not share one, and a client merging a REST snapshot with the stream by "the later
    * updatedAt" (spec, "Combining a snapshot with a stream") does not keep an older state on a tie.
-   * Per published state, not per change: 5,000 swaps of one millisecond in one batch moved it
-   * 3.4 s ahead of the clock before (a black-box check; docs/market-events.md).
+   * Per published state, not per change: per change, 5,000 swaps of one millisecond in one batch
+   * would move it 3.4 s ahead of the clock (docs/market-events.md).
    */
   get updatedAt(): number {
     const changed = this.changedAt
@@ -369,8 +369,8 @@ export class TokenBook implements DiscoveryCandidate {
    * The state readers have now is published: `updatedAt` is fixed (the engine's `drainChanges`).
    * The 1 ms step never takes it more than `MAX_UPDATED_AT_LEAD_MS` past the market's `clock` (or
    * past the token's latest change, when that is dated ahead): at more than one published state
-   * per millisecond, sustained, it would otherwise run ahead of the clock without bound (a
-   * black-box check: 1.6 s with 12,000 one-swap batches in 10 s). Only there can two states share
+   * per millisecond, sustained, it would otherwise run ahead of the clock without bound (1.6 s
+   * ahead with 12,000 one-swap batches in 10 s). Only there can two states share
    * an `updatedAt`.
    */
   publish(clock: number): void {

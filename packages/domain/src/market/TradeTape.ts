@@ -710,8 +710,7 @@ export class TradeTape {
  * as doubles (read back to 15 significant digits), so a change is exact to about 10^-12 × (1 +
  * |pct| / 100): it is printed with 10 decimals while |pct| is under 100, one fewer for each further
  * integer digit of |pct| / 100 (9 under 1,000%, 8 under 10,000%, ...), truncated toward zero. All
- * 18 decimals showed noise from about the 13th significant digit on (a black-box check against
- * exact figures found it).
+ * 18 decimals would show noise from about the 13th significant digit on, against exact figures.
  */
 export const percentChangeText = (pct: Fixed): string => {
   const hundreds = (pct < 0n ? -pct : pct) / (100n * FixedMath.ONE)

@@ -124,8 +124,8 @@ const described = <S extends Schema.Top>(schema: S, description: string) =>
 /**
  * A list filter's bounds: at most this many entries, each at most `MAX_FILTER_WORD_LENGTH`
  * characters. Every entry is matched against every candidate token of the chains asked for, so
- * an unbounded list let one request of 60,000 words hold the event loop for seconds (a black-box
- * check); the spec sets no size, and 100 matches its other lists (addresses, wallets).
+ * an unbounded list would let one request of 60,000 words hold the event loop for seconds; the
+ * spec sets no size, and 100 matches its other lists (addresses, wallets).
  */
 export const MAX_FILTER_ENTRIES = 100
 export const MAX_FILTER_WORD_LENGTH = 256

@@ -194,7 +194,7 @@ describe("MarketEngine", () => {
       swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { nativeUsd: "0.0000000000000000001" }),
       { type: "nativePrice", id: "np-zero", timestamp: start + 2000, chain: "solana", usd: "0.0" },
       { ...liquidity, id: "l-zero", nativeUsd: "0" },
-      // a fill worth 0 native units would price the token at 0 (a black-box check saw every holder's value wiped)
+      // a fill worth 0 native units would price the token at 0, wiping every holder's value
       swap(ALICE, "sell", 1_000n, 0n, start + 2000)
     ]
     for (const event of worthless) {
@@ -249,7 +249,7 @@ describe("MarketEngine", () => {
       [{ type: "tokenListed", id: "listed-empty", timestamp: start + 2000, chain: "solana", token: TOKEN, platform: "", isPaid: false, paidAt: null }, /^platform is empty$/],
       // ids compare exactly, and as text a lone surrogate would become U+FFFD: "X\ud800" and "X\udc00" one event
       [{ ...swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000), id: "X\ud800" }, /^id is not well-formed Unicode \(a lone surrogate\)$/],
-      // every address an event carries is one of its chain, every transaction hash one visible token (a black-box check saw them served as sent)
+      // every address an event carries is one of its chain, every transaction hash one visible token (unchecked, they are served as sent)
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { pool: "p\udc00\u0001" }), /^pool "p\\udc00\\u0001" is not a solana address/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { quoteAddress: "Q\ud800\u0000x" }), /^quoteAddress ".*" is not a solana address/],
       [swap(ALICE, "buy", 1_000_000n, 30_000_000n, start + 2000, 200, { transactionHash: "tx\ud800z" }), /^transactionHash is not well-formed Unicode/],
@@ -350,7 +350,7 @@ describe("MarketEngine", () => {
     expect(live.token("solana", ahead)!.toWire().updatedAt).toBe(now + 55_000)
     live.drainChanges()
     // and its next states, before the clock reaches that time, each get a later updatedAt (with a
-    // bound of a second past it, the 1,001st and later shared one: a black-box check)
+    // bound of a second past it, the 1,001st and later would share one)
     const seen: Array<number> = []
     for (let i = 0; i < 3_000; i++) {
       live.apply(swap(ALICE, "buy", 1_000n, 30_000n, now, 200, { id: `after-ahead-${i}`, token: ahead }), now)
@@ -489,7 +489,7 @@ describe("MarketEngine", () => {
     expect(at.at(-1)! - (start + 5_000)).toBe(3) // and runs ahead by one millisecond per further published change
 
     // Per published state, not per change: 2,000 swaps of one millisecond in one batch move it one
-    // millisecond (it ran 5 s ahead of the clock with 5,000 such swaps before; a black-box check).
+    // millisecond (per change, 5,000 such swaps would take it 5 s ahead of the clock).
     const before = token().updatedAt
     for (let i = 0; i < 2_000; i++) engine.apply(swap(i % 2 === 0 ? ALICE : BOB, "buy", 1_000n + BigInt(i), 30_000n, start + 5_000, 200, { id: `flood-${i}` }))
     expect(token().updatedAt).toBe(before + 1)

@@ -30,7 +30,7 @@ describe("TapeNumbers", () => {
         expect(fixedToDouble(value)).toBe(JSON.parse(FixedMath.format(value)))
       })
     )
-    // A price a black-box check saw as 0.01679483617892209 in the candles (Fixed.toNumber rounds twice)
+    // A price Fixed.toNumber, rounding twice, gives as 0.01679483617892209, one unit in the last place off
     expect(fixedToDouble(16_794_836_178_922_087n)).toBe(0.016794836178922086)
   })
 

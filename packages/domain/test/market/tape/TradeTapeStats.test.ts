@@ -293,7 +293,7 @@ describe("TradeTape late trades", () => {
   })
 
   it("a trade older than the previous one takes its own time: its own candle, its own windows, not the latest price", () => {
-    // The black-box case: buys at q1 and q2 (about 3 hours apart), then a late buy at q3 between them.
+    // Buys at q1 and q2 (about 3 hours apart), then a late buy at q3 between them.
     const q1 = start
     const q2 = start + 2 * hour + 58 * minute
     const q3 = start + hour

@@ -134,7 +134,7 @@ describe("MarketEngine on a simulated market", () => {
     const events = simulated(6, 11)
     const carrying = events.filter((e) => e.type === "swap" && e.poolAfter !== null).length
     expect(carrying).toBeGreaterThan(1_000)
-    // The same market, each swap's pool state sent the old way: two events of their own.
+    // The same market, each swap's pool state sent as two events of its own.
     const split: Array<MarketEvent> = []
     for (const e of events) {
       if (e.type !== "swap" || e.poolAfter === null) {

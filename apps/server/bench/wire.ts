@@ -13,7 +13,8 @@
  *   npm run bench -- wire [--seconds 400] [--seed 1]
  */
 import { Schema } from "effect"
-import { CompiledCheck, MarketEngine, Token, Trade } from "@spot/domain"
+import { MarketEngine, Token, Trade } from "@spot/domain"
+import { CompiledCheck } from "@spot/adapters-http"
 import * as Simulator from "@spot/simulator"
 import { numberArg } from "./support/args.js"
 

@@ -307,7 +307,7 @@ class Clients {
   }
 }
 
-const startStream = async (market: Market.MarketShape, encoders: Encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson }) => {
+const startStream = async (market: Market.MarketShape, encoders: Encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson, tradeObjectJson: Encoding.tradeObjectJson, candleJson: Encoding.candleJson, positionJson: Encoding.positionJson }) => {
   const server = createServer()
   const upgrades = ownUpgrades(server)
   const stream = new StreamServer(market, { gate: admitAll, encoders })
@@ -627,7 +627,7 @@ const latency = async (clients: Clients, breakdown: boolean) => {
   const durationSwaps = (targetTradesPerSec * (warmUpMs + durationMs)) / 1000
   console.log(`latency run: ${market.engine.stats.tokens} tokens, ${future.filter((e) => e.type === "swap").length} swaps to replay`)
   const clock = new StageClock()
-  const encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson }
+  const encoders = { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson, tradeObjectJson: Encoding.tradeObjectJson, candleJson: Encoding.candleJson, positionJson: Encoding.positionJson }
   if (breakdown) {
     clock.wrap(encoders, "tokenJson", () => {
       if (clock.batch !== undefined) clock.batch.tokenEncodes++

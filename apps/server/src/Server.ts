@@ -358,7 +358,14 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   // /v1/stream shares the port: the stream adapter owns the server's `upgrade` event (docs/streams.md).
   const stream = StreamLayer.layer({
     gate: StreamGate.make(),
-    encoders: { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson },
+    encoders: {
+      tokenJson: Encoding.tokenJson,
+      tradeJson: Encoding.tradeJson,
+      encodedTradeJson: Encoding.encodedTradeJson,
+      tradeObjectJson: Encoding.tradeObjectJson,
+      candleJson: Encoding.candleJson,
+      positionJson: Encoding.positionJson
+    },
     ...(overrides.streamLimits === undefined ? {} : { limits: overrides.streamLimits })
   })
   const api = ApiServer.layer({

@@ -1,30 +1,35 @@
 /**
  * Fan-out of market changes to subscriptions. The market calls `onChanges` once per folded batch;
  * the hub looks each changed object up in per-channel indexes, encodes it once if some
- * subscription receives it (token and trade JSON come from the REST encoders, which keep them
- * beside the object), queues a reference to those bytes on every matching connection, and flushes each
+ * subscription receives it (with the REST encoders; token and trade JSON are kept beside the
+ * object there), queues a reference to those bytes on every matching connection, and flushes each
  * touched connection with one write. Every encoding of a batch happens before its first write.
  * No fiber, queue or closure per trade; nothing is encoded per subscriber.
  */
-import type { EngineChanges, PositionEntry, TokenBook, TradeRecord } from "@spot/domain"
-import { Candle, Candles, Chain, CompiledCheck, Position, Trade } from "@spot/domain"
+import type { Candle, EngineChanges, Position, PositionEntry, TokenBook, TradeRecord, Trade } from "@spot/domain"
+import { Candles, Chain } from "@spot/domain"
 import type { MarketShape } from "@spot/application"
 import type { Connection, ConnectionOwner, Subscription } from "./Connection.js"
 import type { CandlesSpec, ChainSlug, IdentityFeed, SubscriptionSpec, TradesSpec } from "./SubscribeFilters.js"
 import { inIdentityFeed, matchesFlags } from "./TradeMatch.js"
 
-/** The REST encoders (each object encoded once, kept on the encoders' side), so stream and REST bytes are the same. */
+/**
+ * The REST encoders (adapters-http Encoding, passed by the composition root), so stream and REST
+ * bytes are the same. Tokens and trades are encoded once per change and kept on the encoders'
+ * side; the other members encode on each call, and the hub calls them once per pushed object.
+ */
 export interface Encoders {
   readonly tokenJson: (token: TokenBook) => string
   readonly tradeJson: (record: TradeRecord) => string
   /** The trade's REST JSON if a reader already encoded it, else undefined (encodes nothing). */
   readonly encodedTradeJson: (record: TradeRecord) => string | undefined
+  /** A trade object's JSON (a form with members left out), encoded with the wire schema, kept nowhere. */
+  readonly tradeObjectJson: (trade: Trade) => string
+  /** A candle's JSON, encoded with the wire schema, kept nowhere. */
+  readonly candleJson: (candle: Candle) => string
+  /** A position's JSON, encoded with the wire schema, kept nowhere. */
+  readonly positionJson: (position: Position) => string
 }
-
-/** encodeSync of the wire schema behind its compiled check, as the REST encoders (adapters-http Encoding). */
-const encodeTrade = CompiledCheck.encoder(Trade)
-const encodeCandle = CompiledCheck.encoder(Candle)
-const encodePosition = CompiledCheck.encoder(Position)
 
 type PerChain<V> = Record<ChainSlug, Map<string, V>>
 const perChain = <V>(): PerChain<V> => {
@@ -278,6 +283,7 @@ export class StreamHub implements ConnectionOwner {
    */
   private fanOutCandles(): void {
     const engine = this.market.engine
+    const encoders = this.encoders
     const touched = this.touchedCandleTokens
     for (let t = 0; t < touched.length; t++) {
       const candleToken = touched[t]!
@@ -294,7 +300,7 @@ export class StreamHub implements ConnectionOwner {
               ? latest
               : token.tape.candles({ timeframe, metric, denomination, from: bucket, to: bucket + Candles.timeframeMs[timeframe] })[0]
             if (candle === undefined) continue
-            const data = Buffer.from(JSON.stringify(encodeCandle(candle)))
+            const data = Buffer.from(encoders.candleJson(candle))
             for (const subscription of group.subscriptions) subscription.connection.enqueueUpdate(subscription.prefix, data)
           }
         }
@@ -324,7 +330,7 @@ export class StreamHub implements ConnectionOwner {
       for (const subscription of subscriptions) {
         const spec = subscription.spec
         if (spec.channel !== "spot.positions" || (spec.chains !== null && !spec.chains.includes(entry.token.chain))) continue
-        data ??= Buffer.from(JSON.stringify(encodePosition(engine.positionWire(entry))))
+        data ??= Buffer.from(this.encoders.positionJson(engine.positionWire(entry)))
         subscription.connection.enqueueUpdate(subscription.prefix, data)
       }
     }
@@ -385,7 +391,7 @@ const tradeForm = (record: TradeRecord, dropFlags: boolean, encoders: Encoders):
     if (trade.platforms !== undefined) text = withoutMember(text, "platforms", trade.platforms)
     if (text !== undefined) return Buffer.from(text)
   }
-  return tradeWithout(record, dropFlags)
+  return tradeWithout(record, dropFlags, encoders)
 }
 
 /**
@@ -402,7 +408,7 @@ const withoutMember = (json: string | undefined, name: string, value: unknown): 
 }
 
 /** The trade object without `platforms` (and without `flags` for token mode), same field order, encoded with its schema. */
-const tradeWithout = (record: TradeRecord, dropFlags: boolean): Buffer => {
+const tradeWithout = (record: TradeRecord, dropFlags: boolean, encoders: Encoders): Buffer => {
   // Object rest keeps the other keys in the trade's (the schema's) order, so the compiled check
   // proves the form and it is stringified as it is (a key moved out of place goes to encodeSync).
   const { platforms: _platforms, ...withFlags } = record.trade
@@ -411,7 +417,7 @@ const tradeWithout = (record: TradeRecord, dropFlags: boolean): Buffer => {
     const { flags: _flags, ...withoutFlags } = withFlags
     wire = withoutFlags
   }
-  return Buffer.from(JSON.stringify(encodeTrade(wire as Trade)))
+  return Buffer.from(encoders.tradeObjectJson(wire as Trade))
 }
 
 /** Reused by every `bucketsOf` call (read before the next one). */

@@ -4,7 +4,6 @@
  * clock, no randomness: time comes in as an argument.
  */
 export * from "./wire/index.js"
-export * as CompiledCheck from "./wire/CompiledCheck.js"
 export * as CaseFold from "./CaseFold.js"
 export * as Chain from "./Chain.js"
 export type { Chain as ChainSlugValue } from "./Chain.js"

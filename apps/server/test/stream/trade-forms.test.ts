@@ -59,7 +59,7 @@ describe("spot.trades forms", () => {
     it(`are the REST trade minus the mode's fields, byte for byte (REST JSON ${cached ? "already made: cut" : "not made: encoded alone"})`, () => {
       const writes: Array<Buffer> = []
       const socket = { writableLength: 0, writableNeedDrain: false, write: (b: Buffer) => writes.push(Buffer.from(b)) > 0, once: () => socket, on: () => socket }
-      const hub = new StreamHub(sim.market, { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson })
+      const hub = new StreamHub(sim.market, { tokenJson: Encoding.tokenJson, tradeJson: Encoding.tradeJson, encodedTradeJson: Encoding.encodedTradeJson, tradeObjectJson: Encoding.tradeObjectJson, candleJson: Encoding.candleJson, positionJson: Encoding.positionJson })
       hub.stop()
       for (const record of records) {
         // one connection: its subscriptions s1, s2, s3 have distinct prefixes

@@ -17,11 +17,14 @@
  * and copy; anything else is encoded (or refused, with the schema's error) by encodeSync itself.
  */
 import type { TokenBook, TradeRecord } from "@spot/domain"
-import { CandlesResponse, CompiledCheck, PositionsPage, Token, Trade } from "@spot/domain"
+import { Candle, CandlesResponse, Position, PositionsPage, Token, Trade } from "@spot/domain"
 import type { DiscoveryQueries, TradeQueries } from "@spot/application"
+import * as CompiledCheck from "../CompiledCheck.js"
 
 const encodeToken = CompiledCheck.encoder(Token)
 const encodeTrade = CompiledCheck.encoder(Trade)
+const encodeCandle = CompiledCheck.encoder(Candle)
+const encodePosition = CompiledCheck.encoder(Position)
 export const encodeCandles = CompiledCheck.encoder(CandlesResponse)
 export const encodePositionsPage = CompiledCheck.encoder(PositionsPage)
 
@@ -76,6 +79,18 @@ export const tradeJson = (record: TradeRecord): string => tradeEncoding(record).
 
 /** The trade's REST JSON if a reader already encoded it (the stream cuts its other forms from it), else undefined. */
 export const encodedTradeJson = (record: TradeRecord): string | undefined => tradeEncodings.get(record)?.json
+
+/**
+ * A trade object's JSON, encoded on each call and kept nowhere: the stream's forms of a trade
+ * (members left out) that no REST reader encoded.
+ */
+export const tradeObjectJson = (trade: Trade): string => JSON.stringify(encodeTrade(trade))
+
+/** A candle's JSON, encoded on each call and kept nowhere (the stream encodes each pushed candle once). */
+export const candleJson = (candle: Candle): string => JSON.stringify(encodeCandle(candle))
+
+/** A position's JSON, encoded on each call and kept nowhere (the stream encodes each changed position once). */
+export const positionJson = (position: Position): string => JSON.stringify(encodePosition(position))
 
 /** Drops the trade's kept encoding, so the next reader encodes it anew (benchmarks and tests of a first encoding). */
 export const forgetTradeEncoding = (record: TradeRecord): void => {

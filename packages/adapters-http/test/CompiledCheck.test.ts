@@ -10,14 +10,14 @@
  * compiler does not handle fall back entirely. Small schemas cover what the wire schemas do not
  * use (tuples with rest, optional elements, `Schema.optional`, recursion, numeric literals).
  *
- * Here rather than beside the domain's own tests because the simulator depends on the domain,
- * never the reverse.
+ * The simulator makes the objects (a devDependency of this package).
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { Schema } from "effect"
-import { Candle, CandlesResponse, CompiledCheck, DiscoveryRequest, DiscoveryResponse, MarketEngine, Money, Position, PositionsPage, Token, Trade } from "@spot/domain"
-import { MarketSimulator, defaultSimulatorOptions } from "../../../src/MarketSimulator.js"
+import { Candle, CandlesResponse, DiscoveryRequest, DiscoveryResponse, MarketEngine, Money, Position, PositionsPage, Token, Trade } from "@spot/domain"
+import { MarketSimulator, defaultSimulatorOptions } from "@spot/simulator"
+import * as CompiledCheck from "../src/CompiledCheck.js"
 
 type AnySchema = Schema.Codec<unknown, unknown>
 const any = (schema: unknown): AnySchema => schema as AnySchema

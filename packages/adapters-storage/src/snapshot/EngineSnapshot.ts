@@ -59,7 +59,7 @@ export { SnapshotChangedError, SnapshotDecodeError, SnapshotEncodeError, Snapsho
  * first start after the deploy replays the whole log. Each bump gets its line in docs/storage.md,
  * "Engine state versions".
  */
-export const ENGINE_STATE_VERSION = 20
+export const ENGINE_STATE_VERSION = 21
 
 /**
  * The classes of the engine's state. `transient`: caches derived from the rest of the state,
@@ -69,7 +69,7 @@ export const ENGINE_STATE_VERSION = 20
  * it writes (the snapshot tests read everything between the steps and compare the bytes).
  */
 const classes: ReadonlyArray<Codec.ClassEntry> = [
-  { name: "MarketEngine", constructor: MarketEngine, transient: { readRecords: undefined } },
+  { name: "MarketEngine", constructor: MarketEngine, transient: { readRecords: undefined, interned: undefined } },
   { name: "TokenBook", constructor: TokenBook, transient: { cachedWire: undefined } },
   { name: "HolderBook", constructor: HolderBook, transient: { lastWallet: undefined, lastSlot: 0 } },
   { name: "TradeTape", constructor: TradeTape, transient: { statsCache: undefined, latestCaches: undefined, latestPriceFixedOf: NaN, latestPriceFixed: 0n } },

@@ -317,6 +317,19 @@ describe("EngineSnapshot", () => {
     expect(firstDifference(readsOf(other), otherReads)).toBeUndefined()
   }, 120_000)
 
+  it("leaves the engine's interned texts out: a restored engine starts an empty table and folds on as the writer", () => {
+    const minutes = simulate(10, 3)
+    const a = new MarketEngine()
+    minutes.slice(0, 2).forEach((events, m) => foldMinute(a, events, start + (m + 1) * minute))
+    expect(a.internedTexts).toBeGreaterThan(0)
+    const b = EngineSnapshot.restore(EngineSnapshot.snapshot(a))
+    expect(b.internedTexts).toBe(0)
+    foldMinute(a, minutes[2]!, start + 3 * minute)
+    foldMinute(b, minutes[2]!, start + 3 * minute)
+    expect(b.internedTexts).toBeGreaterThan(0)
+    expect(firstDifference(readsOf(b), readsOf(a))).toBeUndefined()
+  }, 120_000)
+
   it("refuses state it cannot restore exactly, naming the path", () => {
     const engine = new MarketEngine()
     simulate(2, 1).forEach((events, m) => foldMinute(engine, events, start + (m + 1) * minute))

@@ -6,7 +6,7 @@
 import { canonicalAddress } from "../Chain.js"
 import type { WalletFunded } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
-import { interned, internedOrNull } from "./Interned.js"
+import type { Interner } from "./Interned.js"
 import type { TextBytes, TextRef } from "./TextBytes.js"
 
 /** The position `funding` object; also the source of the token's `devFunding`. */
@@ -37,8 +37,8 @@ export const unresolvedFunding: FundingValue = {
 /**
  * A resolved funding as the engine keeps it, one per funded wallet (tens of thousands): the
  * funder's address and the transaction hash — unique texts, the largest part of it — in the
- * wallet directory's `TextBytes`, off the JS heap; the short repeated texts interned
- * (Interned.ts). Read like any `FundingValue`; `fundingWire` gives the plain wire object.
+ * wallet directory's `TextBytes`, off the JS heap; the short repeated texts interned (the
+ * engine's `Interner`, Interned.ts). Read like any `FundingValue`; `fundingWire` gives the plain wire object.
  */
 export class PackedFunding implements FundingValue {
   constructor(
@@ -66,18 +66,18 @@ export class PackedFunding implements FundingValue {
   }
 }
 
-export const fundingOf = (event: WalletFunded, texts: TextBytes): FundingValue =>
+export const fundingOf = (event: WalletFunded, texts: TextBytes, interner: Interner): FundingValue =>
   new PackedFunding(
     texts,
     // one spelling per address (EVM lower-case), as every address the API serves
     texts.add(event.funder === null ? null : canonicalAddress(event.chain, event.funder)),
     texts.add(event.transactionHash),
     event.amount === null ? null : Fixed.formatUnits(event.amount, event.assetDecimals ?? 0),
-    // low-cardinality texts shared, not kept per wallet (Interned.ts)
-    internedOrNull(event.asset === null ? null : canonicalAddress(event.chain, event.asset)),
-    event.sourceKind === null ? null : (interned(event.sourceKind) as "cex" | "wallet"),
-    internedOrNull(event.sourceLabel),
-    internedOrNull(event.assetSymbol),
+    // low-cardinality texts shared, not kept per wallet (the engine's Interner)
+    interner.orNull(event.asset === null ? null : canonicalAddress(event.chain, event.asset)),
+    event.sourceKind === null ? null : (interner.of(event.sourceKind) as "cex" | "wallet"),
+    interner.orNull(event.sourceLabel),
+    interner.orNull(event.assetSymbol),
     event.fundedAt
   )
 

@@ -19,7 +19,7 @@ import { ReadRecords, spellTradeId, stableKeyOf, TradeCodes, tradeIdHalves, Trad
 import { formRejection, magnitudeRejection } from "./EventChecks.js"
 import type { Rejection } from "./EventChecks.js"
 import type { BuyContext } from "./Holders.js"
-import { interned } from "./Interned.js"
+import { Interner } from "./Interned.js"
 import { fundingOf, fundingWire, supersedesFunding } from "./Funding.js"
 import { WalletDirectory, type WalletRecord } from "./Wallets.js"
 
@@ -149,6 +149,11 @@ export class MarketEngine {
    * cache, not state: snapshots leave it out and a restored engine starts a new one.
    */
   private readRecords: ReadRecords | undefined = undefined
+  /**
+   * This engine's canonical copies of short repeated texts (Interned.ts), made on first use. Values
+   * only, deciding nothing: snapshots leave it out and a restored engine starts an empty one.
+   */
+  private interned: Interner | undefined = undefined
   private readonly nativeUsd = new Map<Chain, Fixed.Fixed>()
   /** Tokens with trades inside the 24-hour window: the only ones whose stats move with time. */
   private readonly activeTokens = new Set<TokenBook>()
@@ -212,6 +217,11 @@ export class MarketEngine {
       events: this.eventCount,
       trades: this.tradeCount
     }
+  }
+
+  /** How many distinct short texts this engine interns (at most `maxInterned`; none yet after a restore). */
+  get internedTexts(): number {
+    return this.interned?.size ?? 0
   }
 
   // --- folding ----------------------------------------------------------------------------------
@@ -336,7 +346,7 @@ export class MarketEngine {
           token.graduatedToDex = e.dex
           if (token.hasCurve) token.recordCurve(Fixed.fromInt(100), e.timestamp)
           const deepest = token.deepestPool()
-          const migratedTo = token.pool(e.pool, e.dex, deepest?.anchorAddress ?? "", deepest?.anchorSymbol ?? "")
+          const migratedTo = token.pool(e.pool, e.dex, deepest?.anchorAddress ?? "", deepest?.anchorSymbol ?? "", this.interner())
           token.graduatedToPool = migratedTo.address
           // The migration moves the curve's reserves into the new pool: the curve holds nothing
           // from now on (its last reading, on virtual reserves, would still count as liquidity and
@@ -344,14 +354,15 @@ export class MarketEngine {
           // on the launchpad's own venue.
           for (const pool of token.pools) {
             if (pool !== migratedTo && (pool.isCurve || (token.launchpad !== null && pool.dex === token.launchpad))) {
-              token.setPoolLiquidity(pool, pool.anchorAddress, pool.anchorSymbol, 0n, 0n)
+              token.setPoolLiquidity(pool, pool.anchorAddress, pool.anchorSymbol, 0n, 0n, this.interner())
             }
           }
         }, e.timestamp)
       case "liquidityChanged":
         return this.withToken(e.chain, e.token, (token) => {
-          const pool = token.pool(e.pool, e.dex, e.anchorAddress, e.anchorSymbol)
-          token.setPoolLiquidity(pool, e.anchorAddress, e.anchorSymbol, nativeValue(e.chain, e.liquidityNative), this.parseUsd(e.nativeUsd))
+          const interner = this.interner()
+          const pool = token.pool(e.pool, e.dex, e.anchorAddress, e.anchorSymbol, interner)
+          token.setPoolLiquidity(pool, e.anchorAddress, e.anchorSymbol, nativeValue(e.chain, e.liquidityNative), this.parseUsd(e.nativeUsd), interner)
           if (e.block !== null) token.holders.poolSeenAt(e.block)
         }, e.timestamp)
       case "securityScored":
@@ -380,7 +391,7 @@ export class MarketEngine {
           twitter: e.twitter,
           telegram: e.telegram,
           farcaster: e.farcaster
-        })
+        }, this.interner())
         return undefined
       }
       case "nativePrice":
@@ -496,12 +507,13 @@ export class MarketEngine {
     // trade, and can set a high, but the price and the pool's state stay the latest swap's.
     const latest = token.tape.lastTradeAt()
     const isLate = latest !== undefined && timestamp < latest
-    const pool = token.pool(e.pool, e.dex, e.quoteAddress, e.quoteSymbol)
+    const interner = this.interner()
+    const pool = token.pool(e.pool, e.dex, e.quoteAddress, e.quoteSymbol, interner)
     const after = e.poolAfter
     if (after !== null && after.bondingCurvePct !== null) pool.isCurve = true
     if (after !== null && !isLate) {
       // The pool as the swap left it: what a liquidityChanged and a curveProgressed after it would say.
-      token.setPoolLiquidity(pool, e.quoteAddress, e.quoteSymbol, nativeValue(chain, after.liquidityNative), nativeUsd)
+      token.setPoolLiquidity(pool, e.quoteAddress, e.quoteSymbol, nativeValue(chain, after.liquidityNative), nativeUsd, interner)
       if (after.bondingCurvePct !== null) token.progressCurve(Fixed.unsafeParse(after.bondingCurvePct), timestamp)
     }
     // Fee sums: native in base units, USD valued per swap; zero terms (common) cost nothing.
@@ -567,7 +579,7 @@ export class MarketEngine {
       nativeAmount,
       nativeUsd,
       this.tradeFlagLists.of(holderFlags, trader === token.creator, wallet.labels),
-      e.terminal === null ? null : interned(e.terminal),
+      e.terminal === null ? null : interner.of(e.terminal),
       wallet.identities,
       timestamp,
       idA,
@@ -641,7 +653,7 @@ export class MarketEngine {
     const address = canonicalAddress(e.chain, e.wallet)
     const wallet = this.wallets.getOrCreate(e.chain, address)
     if (!supersedesFunding(wallet.funding, e)) return undefined
-    wallet.funding = fundingOf(e, this.wallets.texts)
+    wallet.funding = fundingOf(e, this.wallets.texts, this.interner())
     for (const token of this.tokensByCreator.get(`${e.chain}:${address}`) ?? []) {
       token.devFunding = wallet.funding
       this.touch(token, e.timestamp)
@@ -655,13 +667,17 @@ export class MarketEngine {
   private onWalletLabeled(e: Events.WalletLabeled): Rejection | undefined {
     const address = canonicalAddress(e.chain, e.wallet)
     const wallet = this.wallets.getOrCreate(e.chain, address)
-    if (!wallet.setLabel(e.label, e.active)) return undefined
+    if (!wallet.setLabel(e.label, e.active, this.interner())) return undefined
     if (e.label === "phishing") {
       for (const token of wallet.positionTokens) {
         if (token.holders.onPhishingLabel(address, e.active)) this.touch(token, e.timestamp)
       }
     }
     return undefined
+  }
+
+  private interner(): Interner {
+    return (this.interned ??= new Interner())
   }
 
   private builtRecords(): ReadRecords {

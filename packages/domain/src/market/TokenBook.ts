@@ -8,7 +8,7 @@ import type { DiscoveryCandidate } from "../discovery/Discovery.js"
 import type { TokenMetadataFields } from "../events/MarketEvent.js"
 import * as Fixed from "../Fixed.js"
 import * as Wide from "./Wide.js"
-import { interned } from "./Interned.js"
+import type { Interner } from "./Interned.js"
 import type { Token } from "../wire/Token.js"
 import { HolderBook } from "./Holders.js"
 import type { TradeContext, TradeRing } from "./TradeFeed.js"
@@ -400,15 +400,16 @@ export class TokenBook implements DiscoveryCandidate {
   /**
    * The pool a swap or liquidity event names, registered on first sight under its canonical address
    * (EVM lower case, like every holder address): a pool named in another letter case is the same
-   * pool. Names already canonical (the usual case) are found without building a new string.
+   * pool. Names already canonical (the usual case) are found without building a new string. A new
+   * pool keeps its venue and anchor as `interner`'s copies (the engine's).
    */
-  pool(named: string, dex: string, anchorAddress: string, anchorSymbol: string): PoolState {
+  pool(named: string, dex: string, anchorAddress: string, anchorSymbol: string, interner: Interner): PoolState {
     let pool = this.poolAt(named)
     if (pool !== undefined) return pool
     const address = canonicalAddress(this.chain, named)
     pool = this.poolAt(address)
     if (pool === undefined) {
-      pool = { address, dex: interned(dex), anchorAddress: interned(canonicalAddress(this.chain, anchorAddress)), anchorSymbol: interned(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length, isCurve: false }
+      pool = { address, dex: interner.of(dex), anchorAddress: interner.of(canonicalAddress(this.chain, anchorAddress)), anchorSymbol: interner.of(anchorSymbol), liquidityNative: 0n, liquidityUsd: 0n, seenOrder: this.pools.length, isCurve: false }
       this.pools.push(pool)
       // A pool is no holder: one that already held tokens (sent to it before the pool was known,
       // e.g. at graduation) leaves the holder count and the top ten now.
@@ -480,12 +481,15 @@ export class TokenBook implements DiscoveryCandidate {
     }
   }
 
-  /** A pool's value (native, as a Fixed) and quote asset as last reported, valued at `usdPerNative`. */
-  setPoolLiquidity(pool: PoolState, anchorAddress: string, anchorSymbol: string, liquidityNative: Fixed.Fixed, usdPerNative: Fixed.Fixed): void {
+  /**
+   * A pool's value (native, as a Fixed) and quote asset as last reported, valued at `usdPerNative`
+   * (a changed anchor kept as `interner`'s copy).
+   */
+  setPoolLiquidity(pool: PoolState, anchorAddress: string, anchorSymbol: string, liquidityNative: Fixed.Fixed, usdPerNative: Fixed.Fixed, interner: Interner): void {
     // one spelling per address: an EVM anchor lower-case, as the pool's own address
     const anchor = canonicalAddress(this.chain, anchorAddress)
-    if (pool.anchorAddress !== anchor) pool.anchorAddress = interned(anchor)
-    if (pool.anchorSymbol !== anchorSymbol) pool.anchorSymbol = interned(anchorSymbol)
+    if (pool.anchorAddress !== anchor) pool.anchorAddress = interner.of(anchor)
+    if (pool.anchorSymbol !== anchorSymbol) pool.anchorSymbol = interner.of(anchorSymbol)
     pool.liquidityNative = liquidityNative
     pool.liquidityUsd = Fixed.mul(liquidityNative, usdPerNative)
   }

@@ -5,7 +5,8 @@ import type { Chain } from "../Chain.js"
 import { canonicalAddress } from "../Chain.js"
 import type { FundingValue } from "./Funding.js"
 import { unresolvedFunding } from "./Funding.js"
-import { chainLiteral, interned } from "./Interned.js"
+import type { Interner } from "./Interned.js"
+import { chainLiteral } from "./Interned.js"
 import { TextBytes } from "./TextBytes.js"
 import type { TokenBook } from "./TokenBook.js"
 
@@ -60,11 +61,11 @@ export class WalletRecord {
     return this.labels.includes(label)
   }
 
-  /** True when the set changed. */
-  setLabel(label: string, active: boolean): boolean {
+  /** True when the set changed. A label added is kept as `interner`'s copy (the engine's). */
+  setLabel(label: string, active: boolean, interner: Interner): boolean {
     const at = this.labels.indexOf(label)
     if (active && at < 0) {
-      this.labels = [...this.labels, interned(label)]
+      this.labels = [...this.labels, interner.of(label)]
       return true
     }
     if (!active && at >= 0) {
@@ -74,9 +75,10 @@ export class WalletRecord {
     return false
   }
 
-  setIdentity(profile: IdentityProfileValue): void {
+  /** Sets the profile of `profile.source` (its source text kept as `interner`'s copy). */
+  setIdentity(profile: IdentityProfileValue, interner: Interner): void {
     const others = this.identities.filter((p) => p.source !== profile.source)
-    this.identities = [...others, { ...profile, source: interned(profile.source) }].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))
+    this.identities = [...others, { ...profile, source: interner.of(profile.source) }].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))
   }
 
   get fundedAt(): number | null {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { TextBytes } from "../../src/market/TextBytes.js"
 import { fundingOf, fundingWire } from "../../src/market/Funding.js"
+import { Interner } from "../../src/market/Interned.js"
 
 describe("TextBytes", () => {
   it("gives back every text exactly, whatever its characters or length, across growth", () => {
@@ -45,7 +46,7 @@ describe("TextBytes", () => {
       transactionHash: "5h6xBEauJ3PK6SWCZ1PGjBvj8vDdWG3KpwATGy1ARAXFSDwt8GFXM7W5Ncn16wmqokgpiKRLuS83KUxyZyv2sUYv",
       timestamp: 1_763_740_000_000
     }
-    const funding = fundingOf(event as never, store)
+    const funding = fundingOf(event as never, store, new Interner())
     expect(JSON.stringify(fundingWire(funding))).toBe(
       JSON.stringify({
         status: "resolved",

@@ -11,18 +11,13 @@ import { join } from "node:path"
 import { cursorSecretOf } from "../../src/Server.js"
 import type { ServerConfig } from "../../src/ServerConfig.js"
 import { cursorSecretFileIn } from "../../src/ServerConfig.js"
+import { testServerConfig } from "../support/TestServer.js"
 
 const scratch = mkdtempSync(join(tmpdir(), "spot-cursor-secret-"))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-const config = (dataDir: string, secret?: string): ServerConfig => ({
-  port: 0,
-  host: "127.0.0.1",
-  simulator: null,
-  cursorSecret: secret === undefined ? Option.none() : Option.some(Redacted.make(secret)),
-  apiKeys: [],
-  dataDir
-})
+const config = (dataDir: string, secret?: string): ServerConfig =>
+  testServerConfig({ cursorSecret: secret === undefined ? Option.none() : Option.some(Redacted.make(secret)), dataDir })
 
 describe("cursor secret", () => {
   it("is made once in the data directory (owner-only) and the same on every start", () => {

@@ -5,17 +5,15 @@
  * doubled), and a restart that rebuilds identical REST responses from the log.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { Market } from "@spot/application"
 import { Events, Fixed } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import type { MarketEvent } from "@spot/domain"
 import { SqlClient } from "effect/sql"
 import { MemoryKeyStore, PgDatabase } from "@spot/adapters-storage"
-import * as Server from "../../src/Server.js"
-import type { ServerConfig } from "../../src/ServerConfig.js"
-import { apiKey, cursorSecret, testDataDir } from "../http/support/ReadApi.js"
+import { apiKey } from "../http/support/ReadApi.js"
+import { startTestServer, testServerConfig } from "../support/TestServer.js"
 import type { CuttableProxy, TestDatabase } from "./support.js"
 import { startDatabase, startProxy } from "./support.js"
 
@@ -28,26 +26,12 @@ interface Running {
 }
 
 const startServer = async (databaseUrl: string): Promise<Running> => {
-  const config: ServerConfig = {
-    port: 0,
-    host: "127.0.0.1",
-    simulator: null,
-    cursorSecret: Option.some(Redacted.make(cursorSecret)),
-    apiKeys: [],
-    dataDir: testDataDir(),
-    databaseUrl: Option.some(Redacted.make(databaseUrl)),
-    ingestKeys: [Redacted.make(ingestKey)]
-  }
   const market = Market.makeMarket()
-  const layer = Server.layer(config, {
-    market: Layer.succeed(Market.Market, market),
-    keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey)] }),
-    announce: false
-  })
-  const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-  const address = Context.get(context, HttpServer.HttpServer).address as { port: number }
-  return { url: `http://127.0.0.1:${address.port}`, market, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  const { url, close } = await startTestServer(
+    testServerConfig({ databaseUrl: Option.some(Redacted.make(databaseUrl)), ingestKeys: [Redacted.make(ingestKey)] }),
+    { market: Layer.succeed(Market.Market, market), keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey)] }) }
+  )
+  return { url, market, close }
 }
 
 const post = async (server: Running, body: unknown, key = ingestKey) => {

@@ -10,16 +10,14 @@
  * the outage takes seconds, not tens of seconds; the rule under test is the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { HttpServer } from "effect/http"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { KeyStore } from "@spot/application"
 import type { ApiKeyRecord, CreatedApiKey } from "@spot/application"
 import { RateLimiterLive } from "@spot/adapters-http"
 import { PgDatabase, PgEventStore, PgKeyStore } from "@spot/adapters-storage"
-import * as Server from "../../src/Server.js"
-import type { ServerConfig } from "../../src/ServerConfig.js"
-import { cursorSecret, testDataDir } from "../http/support/ReadApi.js"
+import type { TestServer } from "../support/TestServer.js"
+import { startTestServer, testServerConfig } from "../support/TestServer.js"
 import type { CuttableProxy, TestDatabase } from "./support.js"
 import { startDatabase, startProxy } from "./support.js"
 
@@ -47,14 +45,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 describe("API key checks while the key table cannot be read", () => {
   let database: TestDatabase
   let proxy: CuttableProxy
-  let scope: Scope.Closeable
-  let base: string
+  let server: TestServer
   let tableKey: string
   let lasting: CreatedApiKey | undefined
   let listed: ReadonlyArray<ApiKeyRecord> | undefined
 
   const get = async (key: string): Promise<Reply> => {
-    const response = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })
+    const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${key}` } })
     return {
       status: response.status,
       remaining: Number(response.headers.get("x-ratelimit-remaining")),
@@ -67,35 +64,23 @@ describe("API key checks while the key table cannot be read", () => {
     database = await startDatabase()
     proxy = await startProxy(database.port)
     const databaseUrl = Redacted.make(`postgres://postgres@127.0.0.1:${proxy.port}/${database.database}`)
-    const config: ServerConfig = {
-      port: 0,
-      host: "127.0.0.1",
-      simulator: null,
-      cursorSecret: Option.some(Redacted.make(cursorSecret)),
-      apiKeys: [Redacted.make(configuredKey)],
-      dataDir: testDataDir(),
-      databaseUrl: Option.some(databaseUrl),
-      ingestKeys: []
-    }
+    const config = testServerConfig({ apiKeys: [Redacted.make(configuredKey)], databaseUrl: Option.some(databaseUrl), ingestKeys: [] })
     // One database layer (memoized by reference) for the key table and the event log, as in
     // Server.layer; only the store's timings differ from the default composition.
     const pg = Layer.orDie(PgDatabase.layerServer({ url: databaseUrl }))
-    const layer = Server.layer(config, {
+    server = await startTestServer(config, {
       keyStore: Layer.orDie(PgKeyStore.layer({ seedKeys: config.apiKeys, refreshMs, maxStaleMs })).pipe(Layer.provide(pg)),
       eventStore: PgEventStore.layer().pipe(Layer.provide(pg)),
-      rateLimiter: RateLimiterLive.layer({ keyPerMinute, ipPerMinute }),
-      announce: false
+      rateLimiter: RateLimiterLive.layer({ keyPerMinute, ipPerMinute })
     })
-    scope = Effect.runSync(Scope.make())
-    const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-    base = `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as { port: number }).port}`
+    const context = server.context
     const created = await Effect.runPromise(Context.get(context, KeyStore).create({ name: "key-outage-test" }))
     tableKey = Redacted.value(created.key)
     lasting = await Effect.runPromise(Context.get(context, KeyStore).create({ name: "key-outage-lasting", lifetimeMs: 3_153_600_000_000 }))
     listed = await Effect.runPromise(Context.get(context, KeyStore).list)
   })
   afterAll(async () => {
-    if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
+    await server?.close()
     await proxy?.close()
     await database?.drop()
   })

@@ -6,8 +6,7 @@
  * at the log's head.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { HttpServer } from "effect/http"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -17,9 +16,8 @@ import { Events } from "@spot/domain"
 import * as Simulator from "@spot/simulator"
 import type { MarketEvent } from "@spot/domain"
 import { FileSnapshotStore, MemoryKeyStore } from "@spot/adapters-storage"
-import * as Server from "../../src/Server.js"
-import type { ServerConfig } from "../../src/ServerConfig.js"
-import { apiKey, cursorSecret } from "../http/support/ReadApi.js"
+import { apiKey } from "../http/support/ReadApi.js"
+import { startTestServer, testServerConfig } from "../support/TestServer.js"
 import type { TestDatabase } from "./support.js"
 import { startDatabase } from "./support.js"
 
@@ -56,33 +54,16 @@ interface Running {
 const snapshotsOn: SnapshotSettings = { enabled: true, everyEvents: 1_000_000_000, minIntervalMs: 0 }
 
 const startServer = async (databaseUrl: string, dataDir: string, spy: Spy, snapshots: SnapshotSettings = snapshotsOn): Promise<Running> => {
-  const config: ServerConfig = {
-    port: 0,
-    host: "127.0.0.1",
-    simulator: null,
-    cursorSecret: Option.some(Redacted.make(cursorSecret)),
-    apiKeys: [],
-    dataDir,
-    databaseUrl: Option.some(Redacted.make(databaseUrl)),
-    ingestKeys: [Redacted.make(ingestKey)],
-    snapshots
-  }
   const market = Market.makeMarket()
-  const layer = Server.layer(config, {
-    market: Layer.succeed(Market.Market, market),
-    keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey)] }),
-    snapshotStore: spyStore(FileSnapshotStore.directoryIn(dataDir), spy),
-    announce: false
-  })
-  const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-  const address = Context.get(context, HttpServer.HttpServer).address as { port: number }
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    market,
-    snapshots: Context.get(context, Snapshots.Snapshots),
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
-  }
+  const { url, context, close } = await startTestServer(
+    testServerConfig({ dataDir, databaseUrl: Option.some(Redacted.make(databaseUrl)), ingestKeys: [Redacted.make(ingestKey)], snapshots }),
+    {
+      market: Layer.succeed(Market.Market, market),
+      keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey)] }),
+      snapshotStore: spyStore(FileSnapshotStore.directoryIn(dataDir), spy)
+    }
+  )
+  return { url, market, snapshots: Context.get(context, Snapshots.Snapshots), close }
 }
 
 const post = async (server: Running, body: unknown) => {

@@ -6,7 +6,7 @@
  * the same warm-up through ingest, duplicates for what the log holds.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -17,7 +17,8 @@ import { FileSnapshotStore, MemoryKeyStore, PgDatabase } from "@spot/adapters-st
 import * as Server from "../../src/Server.js"
 import type { ServerConfig } from "../../src/ServerConfig.js"
 import * as WarmUpRecord from "../../src/WarmUpRecord.js"
-import { apiKey, cursorSecret } from "../http/support/ReadApi.js"
+import { apiKey } from "../http/support/ReadApi.js"
+import { startTestServer, testServerConfig } from "../support/TestServer.js"
 import type { TestDatabase } from "./support.js"
 import { startDatabase } from "./support.js"
 
@@ -51,21 +52,15 @@ describe("a warm-up a crash interrupted", () => {
 
   /** The server on `database` and `dataDir`, with the simulator `simulator`. */
   const start = async (database: TestDatabase, dataDir: string, simulator: ServerConfig["simulator"], snapshots?: ServerConfig["snapshots"]) => {
-    const config: ServerConfig = {
-      port: 0,
-      host: "127.0.0.1",
+    const config = testServerConfig({
       simulator,
       ...(snapshots === undefined ? {} : { snapshots }),
-      cursorSecret: Option.some(Redacted.make(cursorSecret)),
-      apiKeys: [],
       dataDir,
       databaseUrl: Option.some(Redacted.make(`postgres://postgres@127.0.0.1:${database.port}/${database.database}`))
-    }
+    })
     const market = Market.makeMarket()
-    const layer = Server.layer(config, { market: Layer.succeed(Market.Market, market), keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey)] }), announce: false })
-    const scope = Effect.runSync(Scope.make())
-    const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-    return { market, ingest: Context.get(context, Ingest.Ingest), close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+    const { context, close } = await startTestServer(config, { market: Layer.succeed(Market.Market, market), keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey)] }) })
+    return { market, ingest: Context.get(context, Ingest.Ingest), close }
   }
 
   /** The log's newest seq. */

@@ -1,11 +1,10 @@
 /**
- * The read API as a client meets it: the real server composition (`Server.layer`) on port 0 with
- * the simulator off, a fixed cursor secret, seeded keys, chosen budgets and a market fed
- * deterministically from the simulator, called with global fetch (NodeHttpClient.layerUndici
- * crashes on Node 20). Every response is checked for what every response must carry.
+ * The read API as a client meets it: the real server composition as the tests start it
+ * (TestServer), seeded keys, chosen budgets and a market fed deterministically from the
+ * simulator, called with global fetch (NodeHttpClient.layerUndici crashes on Node 20). Every
+ * response is checked for what every response must carry.
  */
-import { Context, Effect, Exit, Layer, Option, Redacted, Schema, Scope } from "effect"
-import { HttpServer } from "effect/http"
+import { Context, Layer, Redacted, Schema } from "effect"
 import { expect } from "@effect/vitest"
 import type { MarketEvent } from "@spot/domain"
 import { ErrorEnvelope } from "@spot/domain"
@@ -14,14 +13,11 @@ import { EventStore, Market } from "@spot/application"
 import type { MarketShape, RateLimits, TradeStore } from "@spot/application"
 import { RateLimiterLive } from "@spot/adapters-http"
 import { MemoryKeyStore } from "@spot/adapters-storage"
-import * as Server from "../../../src/Server.js"
-import type { ServerConfig } from "../../../src/ServerConfig.js"
+import { startTestServer, testServerConfig } from "../../support/TestServer.js"
 
 /** Keys the store is seeded with (as `SPOT_API_KEYS` would). */
 export const apiKey = "sk_test_readApiTestKeyNumberOne0123456789abcdef"
 export const otherApiKey = "sk_test_readApiTestKeyNumberTwo0123456789abcdef"
-
-export const cursorSecret = "read-api-test-cursor-secret"
 
 export interface SimulatedMarket {
   readonly market: MarketShape
@@ -106,34 +102,17 @@ export interface ServerOptions {
   readonly keyCacheTtlMs?: number
 }
 
-export { testDataDir } from "../../support/TestDataDir.js"
-import { testDataDir } from "../../support/TestDataDir.js"
-
 /** Starts the server once (per test file); `close` in `afterAll`. */
 export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => {
-  const config: ServerConfig = {
-    port: 0,
-    host: "127.0.0.1",
-    simulator: null,
-    cursorSecret: Option.some(Redacted.make(cursorSecret)),
-    apiKeys: [],
-    dataDir: testDataDir()
-  }
-  const serverLayer = Server.layer(config, {
+  const { url, context, close } = await startTestServer(testServerConfig(), {
     market: Layer.succeed(Market.Market, options.market),
     eventStore: EventStore.layerMemory,
     keyStore: MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey), Redacted.make(otherApiKey)] }),
     rateLimiter: RateLimiterLive.layer(options.limits ?? { keyPerMinute: 100_000, ipPerMinute: 100_000 }),
-    announce: false,
     ...(options.directReads === undefined ? {} : { directReads: options.directReads }),
     ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
     ...(options.tradeStore === undefined ? {} : { tradeStore: options.tradeStore })
   })
-  const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(serverLayer, scope))
-  const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-  const url = `http://127.0.0.1:${address.port}`
 
   const request = async (path: string, init: RequestInit): Promise<Reply> => {
     const response = await fetch(url + path, init)
@@ -160,7 +139,7 @@ export const startReadApi = async (options: ServerOptions): Promise<ReadApi> => 
         headers: { "content-type": "application/json", ...headers },
         body: typeof body === "string" ? body : JSON.stringify(body)
       }),
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    close
   }
 }
 

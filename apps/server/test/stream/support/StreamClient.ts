@@ -3,8 +3,7 @@
  * market the test feeds), raw `ws` clients, frames collected in arrival order, and handshake
  * refusals read as the HTTP responses they are.
  */
-import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { HttpServer } from "effect/http"
+import { Context, Layer, Redacted } from "effect"
 import { WebSocket } from "ws"
 import { EventStore, Market } from "@spot/application"
 import type { KeyStoreShape, MarketShape, RateLimits } from "@spot/application"
@@ -13,9 +12,8 @@ import { RateLimiterLive } from "@spot/adapters-http"
 import { MemoryKeyStore } from "@spot/adapters-storage"
 import type { StreamLimits, StreamServer } from "@spot/adapters-ws"
 import { StreamLayer } from "@spot/adapters-ws"
-import * as Server from "../../../src/Server.js"
-import type { ServerConfig } from "../../../src/ServerConfig.js"
-import { apiKey, cursorSecret, otherApiKey, testDataDir } from "../../http/support/ReadApi.js"
+import { apiKey, otherApiKey } from "../../http/support/ReadApi.js"
+import { startTestServer, testServerConfig } from "../../support/TestServer.js"
 
 export { apiKey, otherApiKey }
 
@@ -38,23 +36,16 @@ export interface StreamServerOptions {
 }
 
 export const startStreamApi = async (options: StreamServerOptions): Promise<StreamApi> => {
-  const config: ServerConfig = { port: 0, host: "127.0.0.1", simulator: null, cursorSecret: Option.some(Redacted.make(cursorSecret)), apiKeys: [], dataDir: testDataDir() }
-  const serverLayer = Server.layer(config, {
+  const { url, port, context, close } = await startTestServer(testServerConfig(), {
     market: Layer.succeed(Market.Market, options.market),
     eventStore: EventStore.layerMemory,
     keyStore: options.keyStore ?? MemoryKeyStore.layer({ seedKeys: [Redacted.make(apiKey), Redacted.make(otherApiKey)] }),
     rateLimiter: RateLimiterLive.layer(options.limits ?? { keyPerMinute: 1_000_000, ipPerMinute: 1_000_000 }),
-    announce: false,
     ...(options.streamLimits === undefined ? {} : { streamLimits: options.streamLimits })
   })
-  const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(serverLayer, scope))
-  const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-  const url = `http://127.0.0.1:${address.port}`
   return {
     url,
-    wsUrl: `ws://127.0.0.1:${address.port}/v1/stream`,
+    wsUrl: `ws://127.0.0.1:${port}/v1/stream`,
     market: options.market,
     stream: Context.get(context, StreamLayer.Stream),
     keyStore: Context.get(context, KeyStore),
@@ -64,7 +55,7 @@ export const startStreamApi = async (options: StreamServerOptions): Promise<Stre
       if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${text}`)
       return JSON.parse(text)
     },
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    close
   }
 }
 

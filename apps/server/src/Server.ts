@@ -4,55 +4,21 @@
  */
 import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import { HttpServer } from "effect/http"
-import { randomBytes } from "node:crypto"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { dirname } from "node:path"
 import type { StoreUnavailable } from "@spot/application"
-import { Admission, CursorSecret, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, MarketSimulation, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
+import { Admission, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, MarketSimulation, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
 import { AdminKeys, ApiServer, Contract, CursorCodecLive, directReadRoutes, Encoding, ingestRoutes, KeyCache, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
 // Named in the inferred type of `layer` (the server's services, DirectReads' among them).
 import type { DirectReads as _DirectReads } from "@spot/adapters-http"
 import { MarketSimulator } from "@spot/simulator"
-import { ApiKeyHash, DataDirLock, EngineCodecLive, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore } from "@spot/adapters-storage"
+import { ApiKeyHash, DataDirLock, EngineCodecLive, FileCursorSecret, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore } from "@spot/adapters-storage"
 import * as NodeServer from "./NodeServer.js"
 import * as SnapshotWorker from "./SnapshotWorker.js"
 import type { ServerConfig } from "./ServerConfig.js"
-import { cursorSecretFileIn, embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
+import { embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
 import * as StreamGate from "./StreamGate.js"
 import * as WarmUpRecord from "./WarmUpRecord.js"
-
-/**
- * The key that signs page cursors: `SPOT_CURSOR_SECRET` when set, else the one kept in the data
- * directory (`storedSecret`).
- */
-export const cursorSecretOf = (config: ServerConfig): Uint8Array =>
-  Option.match(config.cursorSecret, {
-    onNone: () => storedSecret(cursorSecretFileIn(config.dataDir)),
-    onSome: (secret) => new TextEncoder().encode(Redacted.value(secret))
-  })
-
-/**
- * The cursor secret kept in the data directory: 32 random bytes made on the first start (owner
- * read/write only), read on every later one, so a client's cursors survive a restart as its keys
- * do. If the directory cannot be written, a secret for this process only.
- */
-const storedSecret = (path: string): Uint8Array => {
-  try {
-    mkdirSync(dirname(path), { recursive: true })
-    try {
-      writeFileSync(path, randomBytes(32), { flag: "wx", mode: 0o600 })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-    }
-    const secret = readFileSync(path)
-    if (secret.length >= 32) return new Uint8Array(secret)
-  } catch {
-    // fall through: a secret of this process
-  }
-  return new Uint8Array(randomBytes(32))
-}
 
 /**
  * A seed for a simulator resuming after a restart: the log already holds the first run's tokens,
@@ -351,7 +317,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
   )
   const services = Layer.mergeAll(
     snapshots,
-    CursorCodecLive.layer.pipe(Layer.provide(CursorSecret.layer(cursorSecretOf(config)))),
+    CursorCodecLive.layer.pipe(Layer.provide(FileCursorSecret.layer({ configured: config.cursorSecret, dataDir: config.dataDir }))),
     admission
   )
   // The market warms up before the server listens, so the first request meets a populated market.

@@ -12,8 +12,6 @@ import { MemoryKeyStore } from "@spot/adapters-storage"
 /** Where the service keeps its files (the API key file now): `SPOT_DATA_DIR`, default `.data`. */
 export const dataDirConfig = Config.String("SPOT_DATA_DIR").pipe(Config.withDefault(".data"))
 export const keyFileIn = (dataDir: string): string => `${dataDir}/api-keys.json`
-/** The cursor secret made on the first start when `SPOT_CURSOR_SECRET` is not set. */
-export const cursorSecretFileIn = (dataDir: string): string => `${dataDir}/cursor-secret`
 /** The embedded PostgreSQL's files. */
 export const embeddedDatabaseIn = (dataDir: string): string => `${dataDir}/pg`
 /** `SPOT_DATA_DIR` read directly, for the `keys` command (which runs outside the Effect config). */

@@ -8,16 +8,16 @@ import { Option, Redacted } from "effect"
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { cursorSecretOf } from "../../src/Server.js"
-import type { ServerConfig } from "../../src/ServerConfig.js"
-import { cursorSecretFileIn } from "../../src/ServerConfig.js"
-import { testServerConfig } from "../support/TestServer.js"
+import { FileCursorSecret } from "@spot/adapters-storage"
 
 const scratch = mkdtempSync(join(tmpdir(), "spot-cursor-secret-"))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-const config = (dataDir: string, secret?: string): ServerConfig =>
-  testServerConfig({ cursorSecret: secret === undefined ? Option.none() : Option.some(Redacted.make(secret)), dataDir })
+const config = (dataDir: string, secret?: string): FileCursorSecret.FileCursorSecretOptions => ({
+  configured: secret === undefined ? Option.none() : Option.some(Redacted.make(secret)),
+  dataDir
+})
+const cursorSecretOf = FileCursorSecret.secretOf
 
 describe("cursor secret", () => {
   it("is made once in the data directory (owner-only) and the same on every start", () => {
@@ -26,7 +26,7 @@ describe("cursor secret", () => {
     const second = cursorSecretOf(config(dataDir))
     expect(first.length).toBe(32)
     expect(Buffer.from(second).equals(Buffer.from(first))).toBe(true)
-    expect(statSync(cursorSecretFileIn(dataDir)).mode & 0o777).toBe(0o600)
+    expect(statSync(FileCursorSecret.fileIn(dataDir)).mode & 0o777).toBe(0o600)
     // another data directory, another secret
     expect(Buffer.from(cursorSecretOf(config(join(scratch, "other")))).equals(Buffer.from(first))).toBe(false)
   })

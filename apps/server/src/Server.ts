@@ -1,9 +1,10 @@
 /**
  * The composition root: the market, its embedded source, the key store, the limiter and the HTTP
- * API, as layers. `main.ts` launches it; tests build it on port 0.
+ * API, as layers, merged. What start-up does is the application's (MarketStartup); the console's
+ * banner and periodic summary are Banner.ts and MarketSummary.ts. `main.ts` launches it; tests
+ * build it on port 0.
  */
-import { Console, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { Admission, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketSimulation, MarketStartup, RateLimiter, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
 import { AdminKeys, ApiServer, Contract, CursorCodecLive, directReadRoutes, Encoding, ingestRoutes, KeyCache, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
@@ -12,6 +13,8 @@ import type { StreamLimits } from "@spot/adapters-ws"
 import type { DirectReads as _DirectReads } from "@spot/adapters-http"
 import { MarketSimulator } from "@spot/simulator"
 import { ApiKeyHash, DataDirLock, EngineCodecLive, FileCursorSecret, FileKeyStore, FileSnapshotStore, FileWarmUpRecords, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore } from "@spot/adapters-storage"
+import * as Banner from "./Banner.js"
+import * as MarketSummary from "./MarketSummary.js"
 import * as NodeServer from "./NodeServer.js"
 import * as SnapshotWorker from "./SnapshotWorker.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -41,68 +44,12 @@ const waitForDatabase = (url: Redacted.Redacted<string>) =>
       ? Effect.logWarning(`the database at ${PgDatabase.serverAddress(url)} does not answer (${reason}); retrying every 2 s, the service starts once it does`)
       : Effect.void)
 
-/** A line every 10 seconds: what the market holds and how fast it moves. */
-const marketSummary = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const market = yield* Market.Market
-    let lastTrades = market.engine.stats.trades
-    const report = Effect.sync(() => {
-      const stats = market.engine.stats
-      let graduated = 0
-      for (const token of market.engine.allTokens()) if (token.graduatedAt !== null) graduated++
-      const perSecond = (stats.trades - lastTrades) / 10
-      lastTrades = stats.trades
-      return `market: ${stats.tokens} tokens, ${graduated} graduated, ${stats.trades} trades (${perSecond.toFixed(0)}/s), ${stats.positions} positions, ${stats.wallets} wallets`
-    }).pipe(Effect.flatMap(Console.log))
-    yield* Effect.forkScoped(Effect.repeat(Effect.delay(report, Duration.seconds(10)), Schedule.forever))
-  })
-)
-
 /**
  * A key for this process alone when none is configured, so the banner can print a request that
  * works (held in memory, never written to the key file).
  */
 const developmentKeyOf = (config: ServerConfig): Redacted.Redacted<string> | undefined =>
   config.apiKeys.length > 0 ? undefined : Redacted.make(ApiKeyHash.generateApiKey(), { label: "ApiKey" })
-
-/** Prints how to call the service. */
-const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> | undefined) => Layer.effectDiscard(
-  Effect.gen(function*() {
-    const server = yield* HttpServer.HttpServer
-    const market = yield* Market.Market
-    const configured = config.apiKeys
-    // The run's own development key is printed: it exists for this run only, and a newcomer needs
-    // it. A configured one is the operator's secret and keys are never logged: a placeholder.
-    const key = developmentKey === undefined ? "<a key of SPOT_API_KEYS>" : Redacted.value(developmentKey)
-    const port = (server.address as { readonly port?: number }).port ?? config.port
-    // Listening on every interface: localhost reaches it; on one address, that address does.
-    const hostName = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host.includes(":") ? `[${config.host}]` : config.host
-    const base = `http://${hostName}:${port}`
-    let sample: { chain: string; address: string } | undefined
-    for (const token of market.engine.allTokens()) if (token.hasMarket && token.holdersCount > 5) sample = token
-    const lines = [
-      `spot market-data service listening on ${base}`,
-      config.databaseUrl !== undefined && Option.isSome(config.databaseUrl)
-        ? "event log and API keys: the PostgreSQL server of DATABASE_URL"
-        : `event log: embedded PostgreSQL (PGlite) in ${embeddedDatabaseIn(config.dataDir)} (set DATABASE_URL for a server)`,
-      (config.ingestKeys ?? []).length > 0
-        ? `ingest: POST ${base}/admin/v1/events with a key of SPOT_INGEST_KEYS (docs/ingest.md)`
-        : "ingest: off (set SPOT_INGEST_KEYS to accept POST /admin/v1/events)",
-      developmentKey === undefined ? "API key: one of SPOT_API_KEYS (not shown: keys are never logged)" : `development API key for this run (make lasting ones with npm run keys -- create <name>): ${key}`,
-      `  curl -H 'Authorization: Bearer ${key}' ${base}/v1/tokens/${sample?.chain ?? "solana"}/${sample?.address ?? "<address>"}`,
-      `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"chains":["solana","base","bsc"],"newPairs":{}}' ${base}/v1/discovery`,
-      `  curl ${base}/openapi.json`,
-      `stream: ws://${hostName}:${port}/v1/stream (same bearer header; frames in docs/streams.md)`
-    ]
-    // Development keys are compared like stored ones, but nothing guessable should guard an API.
-    const short = configured.filter((k) => Redacted.value(k).length < 16).length
-    if (short > 0) lines.push(`warning: ${short} key(s) of SPOT_API_KEYS are shorter than 16 characters: easy to guess; use npm run keys -- create <name>`)
-    yield* Console.log(lines.join("\n"))
-    // The first thing a stop does (this layer is built last, so its finalizer runs first).
-    const stopping = config.snapshots?.enabled === true ? "stopping: finishing requests, closing streams, writing a snapshot..." : "stopping: finishing requests, closing streams..."
-    yield* Effect.addFinalizer(() => Console.log(stopping))
-  })
-)
 
 /**
  * How long Admission reuses the key store's answer for a key (the KeyCache): a client's steady
@@ -239,7 +186,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
     Layer.provideMerge(NodeServer.layer({ port: config.port, host: config.host })),
     Layer.provide(startMarket(config, overrides.announce !== false).pipe(Layer.provide(marketSimulation)))
   )
-  const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(banner(config, developmentKey), marketSummary)
+  const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(Banner.layer(config, developmentKey), MarketSummary.layer)
   // One server per data directory, taken before anything opens its files, released after all else.
   return announcements.pipe(Layer.provideMerge(http), Layer.provideMerge(services), Layer.provide(DataDirLock.layer(config.dataDir)))
 }

@@ -1,124 +1,34 @@
 /**
  * The composition root: the market, its embedded source, the key store, the limiter and the HTTP
- * API, as layers. `main.ts` launches it; tests build it on port 0.
+ * API, as layers, merged. What start-up does is the application's (MarketStartup); the console's
+ * banner and periodic summary are Banner.ts and MarketSummary.ts. `main.ts` launches it; tests
+ * build it on port 0.
  */
-import { Clock, Console, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
-import { HttpServer } from "effect/http"
-import type { StoreUnavailable } from "@spot/application"
-import { Admission, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketClock, MarketSimulation, RateLimiter, SimulatorFeed, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Admission, EventStore, Ingest, KeyStore, LogIdentity, Market, MarketSimulation, MarketStartup, RateLimiter, SnapshotStore, Snapshots, TradeHistory, TradeStore } from "@spot/application"
 import { AdminKeys, ApiServer, Contract, CursorCodecLive, directReadRoutes, Encoding, ingestRoutes, KeyCache, RateLimiterLive, readRoutes } from "@spot/adapters-http"
 import { StreamLayer } from "@spot/adapters-ws"
 import type { StreamLimits } from "@spot/adapters-ws"
 // Named in the inferred type of `layer` (the server's services, DirectReads' among them).
 import type { DirectReads as _DirectReads } from "@spot/adapters-http"
 import { MarketSimulator } from "@spot/simulator"
-import { ApiKeyHash, DataDirLock, EngineCodecLive, FileCursorSecret, FileKeyStore, FileSnapshotStore, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore } from "@spot/adapters-storage"
+import { ApiKeyHash, DataDirLock, EngineCodecLive, FileCursorSecret, FileKeyStore, FileSnapshotStore, FileWarmUpRecords, LogIdentityLive, MemorySnapshotStore, PgDatabase, PgEventStore, PgKeyStore, PgTradeStore } from "@spot/adapters-storage"
+import * as Banner from "./Banner.js"
+import * as MarketSummary from "./MarketSummary.js"
 import * as NodeServer from "./NodeServer.js"
 import * as SnapshotWorker from "./SnapshotWorker.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { embeddedDatabaseIn, keyFileIn } from "./ServerConfig.js"
 import * as StreamGate from "./StreamGate.js"
-import * as WarmUpRecord from "./WarmUpRecord.js"
 
 /**
- * A seed for a simulator resuming after a restart: the log already holds the first run's tokens,
- * wallets and transactions, so the new run must not draw the same ones again (same seed = same
- * addresses and hashes). Derived from the configured seed and the log's length: a restart of the
- * same log still gives the same market.
- */
-const resumedSeed = (seed: number, lastSeq: number): number => (Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) + lastSeq) | 0
-
-/**
- * Start-up, in order, before the server listens: restore the newest usable engine snapshot (when
- * snapshots are on), fold the rest of the event log into the market (the market is a projection
- * of the log; without a snapshot that is the whole log), then start the simulator when it is on.
- * A fresh log gets the warm-up; a log with history resumes at the present without warm-up (the
- * history is already there; re-simulating it would add a second past), with a seed of its own.
+ * Start-up before the server listens (MarketStartup: the snapshot, the log, the market clock,
+ * periodic snapshots, the simulator), the warm-up's record kept in the data directory.
  */
 const startMarket = (config: ServerConfig, announce: boolean) =>
-  Layer.effectDiscard(
-    Effect.gen(function*() {
-      const market = yield* Market.Market
-      const ingest = yield* Ingest.Ingest
-      const store = yield* EventStore
-      const started = yield* Clock.currentTimeMillis
-      const snapshots = yield* Snapshots.Snapshots
-      const restored = yield* snapshots.restore
-      const tailStarted = yield* Clock.currentTimeMillis
-      // counted by the market: a replay retried after an outage resumes where it stopped
-      const foldedBefore = market.engine.stats.events
-      yield* retryWhileUnavailable("replaying the event log", ingest.catchUp)
-      const replayed = market.engine.stats.events - foldedBefore
-      const now = yield* Clock.currentTimeMillis
-      // From here on the market follows the wall clock (stats windows expire on their own).
-      yield* MarketClock.start()
-      const simulator = config.simulator
-      const head = simulator === null ? null : yield* retryWhileUnavailable("reading the event log's head", store.head)
-      // A fresh log's warm-up is not interrupted by periodic snapshots: it ends with one (below).
-      const warmingUp = simulator !== null && head === null
-      if (!warmingUp) yield* snapshots.startPeriodic
-      if (announce && (replayed > 0 || restored._tag === "Restored")) {
-        const from = restored._tag === "Restored" ? `snapshot at seq ${restored.seq} restored in ${restored.seconds.toFixed(1)} s, then ` : ""
-        yield* Console.log(`${from}event log replayed in ${((now - (restored._tag === "Restored" ? tailStarted : started)) / 1000).toFixed(1)} s: ${replayed} events, ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
-      }
-      if (simulator === null) return
-      const publish = Ingest.publishWithRetry(ingest)
-      if (head === null) {
-        // The warm-up's record first: a start after a crash part-way through it finishes it.
-        const record: WarmUpRecord.WarmUpRecord = {
-          seed: simulator.seed,
-          tradesPerSecond: simulator.tradesPerSecond,
-          launchesPerMinute: simulator.launchesPerMinute,
-          warmUpMs: simulator.warmUpMs,
-          warmUpEnd: now,
-          complete: false
-        }
-        WarmUpRecord.write(config.dataDir, record)
-        if (announce) {
-          yield* Console.log(
-            `fresh event log: warming up a simulated market first (${simulator.warmUpMs / 60_000} simulated minutes through the log, ` +
-              `about a second each)`
-          )
-        }
-        yield* SimulatorFeed.start(WarmUpRecord.optionsOf(record, simulator.tickMs), publish)
-        WarmUpRecord.write(config.dataDir, { ...record, complete: true })
-        if (announce) {
-          const took = ((yield* Clock.currentTimeMillis) - now) / 1000
-          yield* Console.log(`market warmed up in ${took.toFixed(1)} s: ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
-        }
-        // The warmed-up market's snapshot, serialized before the service listens: the periodic
-        // ones are built in a worker from the previous one and the log since, so they start from
-        // here (without it, the first would be serialized while serving, folding held).
-        yield* snapshots.takeHere
-        yield* snapshots.startPeriodic
-        return
-      }
-      const interrupted = WarmUpRecord.read(config.dataDir)
-      if (interrupted !== undefined && !interrupted.complete && (yield* beganWith(store, interrupted))) {
-        // The same warm-up again, through ingest: what the log holds is a duplicate, the rest is appended.
-        const resumedAt = yield* Clock.currentTimeMillis
-        yield* SimulatorFeed.warmUp(WarmUpRecord.optionsOf(interrupted, simulator.tickMs), publish)
-        WarmUpRecord.write(config.dataDir, { ...interrupted, complete: true })
-        if (announce) {
-          const took = ((yield* Clock.currentTimeMillis) - resumedAt) / 1000
-          yield* Console.log(`the warm-up a stop interrupted is complete (${took.toFixed(1)} s): ${market.engine.stats.tokens} tokens, ${market.engine.stats.trades} trades`)
-        }
-      }
-      yield* SimulatorFeed.start({ ...simulator, warmUpMs: 0, seed: resumedSeed(simulator.seed, head.seq) }, publish)
-    })
+  Layer.effectDiscard(MarketStartup.startMarket({ simulator: config.simulator, announce })).pipe(
+    Layer.provide(FileWarmUpRecords.layer({ dataDir: config.dataDir }))
   )
-
-/**
- * Whether the log began with `record`'s warm-up: its first token launch is among the log's first
- * events (a warm-up logs its first minute in one batch). A data directory's record says nothing
- * about another database's log (`DATABASE_URL` changed).
- */
-const beganWith = (store: EventStore["Service"], record: WarmUpRecord.WarmUpRecord) =>
-  Effect.gen(function*() {
-    const first = yield* retryWhileUnavailable("reading the event log's first events", Stream.runHead(store.replay(0, 5_000)))
-    const launch = yield* SimulatorFeed.firstWarmUpLaunchId(record)
-    return launch !== undefined && first._tag === "Some" && first.value.some((stored) => stored.event.id === launch)
-  })
 
 /** The embedded feed's simulated markets: the simulator package, bound to the application's port. */
 export const marketSimulation: Layer.Layer<MarketSimulation> = Layer.succeed(MarketSimulation, { open: (settings) => new MarketSimulator(settings) })
@@ -135,79 +45,11 @@ const waitForDatabase = (url: Redacted.Redacted<string>) =>
       : Effect.void)
 
 /**
- * A start-up step that needs the event store: retried every 2 s while the store is unavailable
- * (a database lost during start-up), with a warning each time, instead of ending the process;
- * whatever it did before failing is kept (a replay resumes after the last event it folded).
- */
-const retryWhileUnavailable = <A>(what: string, step: Effect.Effect<A, StoreUnavailable>): Effect.Effect<A> =>
-  step.pipe(
-    Effect.tapError((error) => Effect.logWarning(`${what}: ${error.message}; retrying in 2 s`)),
-    Effect.retry(Schedule.spaced(Duration.seconds(2))),
-    Effect.orDie // the schedule never ends
-  )
-
-/** A line every 10 seconds: what the market holds and how fast it moves. */
-const marketSummary = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const market = yield* Market.Market
-    let lastTrades = market.engine.stats.trades
-    const report = Effect.sync(() => {
-      const stats = market.engine.stats
-      let graduated = 0
-      for (const token of market.engine.allTokens()) if (token.graduatedAt !== null) graduated++
-      const perSecond = (stats.trades - lastTrades) / 10
-      lastTrades = stats.trades
-      return `market: ${stats.tokens} tokens, ${graduated} graduated, ${stats.trades} trades (${perSecond.toFixed(0)}/s), ${stats.positions} positions, ${stats.wallets} wallets`
-    }).pipe(Effect.flatMap(Console.log))
-    yield* Effect.forkScoped(Effect.repeat(Effect.delay(report, Duration.seconds(10)), Schedule.forever))
-  })
-)
-
-/**
  * A key for this process alone when none is configured, so the banner can print a request that
  * works (held in memory, never written to the key file).
  */
 const developmentKeyOf = (config: ServerConfig): Redacted.Redacted<string> | undefined =>
   config.apiKeys.length > 0 ? undefined : Redacted.make(ApiKeyHash.generateApiKey(), { label: "ApiKey" })
-
-/** Prints how to call the service. */
-const banner = (config: ServerConfig, developmentKey: Redacted.Redacted<string> | undefined) => Layer.effectDiscard(
-  Effect.gen(function*() {
-    const server = yield* HttpServer.HttpServer
-    const market = yield* Market.Market
-    const configured = config.apiKeys
-    // The run's own development key is printed: it exists for this run only, and a newcomer needs
-    // it. A configured one is the operator's secret and keys are never logged: a placeholder.
-    const key = developmentKey === undefined ? "<a key of SPOT_API_KEYS>" : Redacted.value(developmentKey)
-    const port = (server.address as { readonly port?: number }).port ?? config.port
-    // Listening on every interface: localhost reaches it; on one address, that address does.
-    const hostName = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host.includes(":") ? `[${config.host}]` : config.host
-    const base = `http://${hostName}:${port}`
-    let sample: { chain: string; address: string } | undefined
-    for (const token of market.engine.allTokens()) if (token.hasMarket && token.holdersCount > 5) sample = token
-    const lines = [
-      `spot market-data service listening on ${base}`,
-      config.databaseUrl !== undefined && Option.isSome(config.databaseUrl)
-        ? "event log and API keys: the PostgreSQL server of DATABASE_URL"
-        : `event log: embedded PostgreSQL (PGlite) in ${embeddedDatabaseIn(config.dataDir)} (set DATABASE_URL for a server)`,
-      (config.ingestKeys ?? []).length > 0
-        ? `ingest: POST ${base}/admin/v1/events with a key of SPOT_INGEST_KEYS (docs/ingest.md)`
-        : "ingest: off (set SPOT_INGEST_KEYS to accept POST /admin/v1/events)",
-      developmentKey === undefined ? "API key: one of SPOT_API_KEYS (not shown: keys are never logged)" : `development API key for this run (make lasting ones with npm run keys -- create <name>): ${key}`,
-      `  curl -H 'Authorization: Bearer ${key}' ${base}/v1/tokens/${sample?.chain ?? "solana"}/${sample?.address ?? "<address>"}`,
-      `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"chains":["solana","base","bsc"],"newPairs":{}}' ${base}/v1/discovery`,
-      `  curl ${base}/openapi.json`,
-      `stream: ws://${hostName}:${port}/v1/stream (same bearer header; frames in docs/streams.md)`
-    ]
-    // Development keys are compared like stored ones, but nothing guessable should guard an API.
-    const short = configured.filter((k) => Redacted.value(k).length < 16).length
-    if (short > 0) lines.push(`warning: ${short} key(s) of SPOT_API_KEYS are shorter than 16 characters: easy to guess; use npm run keys -- create <name>`)
-    yield* Console.log(lines.join("\n"))
-    // The first thing a stop does (this layer is built last, so its finalizer runs first).
-    const stopping = config.snapshots?.enabled === true ? "stopping: finishing requests, closing streams, writing a snapshot..." : "stopping: finishing requests, closing streams..."
-    yield* Effect.addFinalizer(() => Console.log(stopping))
-  })
-)
 
 /**
  * How long Admission reuses the key store's answer for a key (the KeyCache): a client's steady
@@ -344,7 +186,7 @@ export const layer = (config: ServerConfig, overrides: ServerOverrides = {}) => 
     Layer.provideMerge(NodeServer.layer({ port: config.port, host: config.host })),
     Layer.provide(startMarket(config, overrides.announce !== false).pipe(Layer.provide(marketSimulation)))
   )
-  const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(banner(config, developmentKey), marketSummary)
+  const announcements = overrides.announce === false ? Layer.empty : Layer.mergeAll(Banner.layer(config, developmentKey), MarketSummary.layer)
   // One server per data directory, taken before anything opens its files, released after all else.
   return announcements.pipe(Layer.provideMerge(http), Layer.provideMerge(services), Layer.provide(DataDirLock.layer(config.dataDir)))
 }

@@ -2,7 +2,7 @@
  * A warm-up a crash interrupted is finished by the next start: the simulator's warm-up is logged
  * as it goes, and a start on a log with history does not warm up again, so a `kill -9` part-way
  * through would leave the market short for good (as few as 115 tokens of 589). The data
- * directory keeps the warm-up's record (WarmUpRecord); a start that finds it incomplete replays
+ * directory keeps the warm-up's record (WarmUpRecord, FileWarmUpRecords); a start that finds it incomplete replays
  * the same warm-up through ingest, duplicates for what the log holds.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
@@ -11,12 +11,11 @@ import { SqlClient } from "effect/sql"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Ingest, Market, SimulatorFeed } from "@spot/application"
+import { Ingest, Market, SimulatorFeed, WarmUpRecord } from "@spot/application"
 import type { MarketEvent } from "@spot/domain"
-import { FileSnapshotStore, MemoryKeyStore, PgDatabase } from "@spot/adapters-storage"
+import { FileSnapshotStore, FileWarmUpRecords, MemoryKeyStore, PgDatabase } from "@spot/adapters-storage"
 import * as Server from "../../src/Server.js"
 import type { ServerConfig } from "../../src/ServerConfig.js"
-import * as WarmUpRecord from "../../src/WarmUpRecord.js"
 import { apiKey } from "../http/support/ReadApi.js"
 import { startTestServer, testServerConfig } from "../support/TestServer.js"
 import type { TestDatabase } from "./support.js"
@@ -95,7 +94,7 @@ describe("a warm-up a crash interrupted", () => {
     const first = await start(database, dataDir, null)
     await Effect.runPromise(Ingest.publishWithRetry(first.ingest)(whole.slice(0, cut)))
     await first.close()
-    WarmUpRecord.write(dataDir, record)
+    FileWarmUpRecords.write(dataDir, record)
     expect(await logged(database, ids)).toBe(cut)
 
     const second = await start(database, dataDir, { ...feed, seed: 99 })
@@ -103,7 +102,7 @@ describe("a warm-up a crash interrupted", () => {
       // the recorded warm-up (seed 11), not the configured seed's
       expect(await logged(database, ids)).toBe(whole.length)
       expect(second.market.engine.stats.events).toBeGreaterThanOrEqual(whole.length)
-      expect(WarmUpRecord.read(dataDir)).toEqual({ ...record, complete: true })
+      expect(FileWarmUpRecords.read(dataDir)).toEqual({ ...record, complete: true })
     } finally {
       await second.close()
     }
@@ -119,7 +118,7 @@ describe("a warm-up a crash interrupted", () => {
     await first.close()
     // ... and an incomplete record of seed 11's warm-up in the data directory
     const record: WarmUpRecord.WarmUpRecord = { ...feed, warmUpEnd: end, complete: false }
-    WarmUpRecord.write(dataDir, record)
+    FileWarmUpRecords.write(dataDir, record)
     const second = await start(database, dataDir, feed)
     try {
       // (native prices at the same times share their ids across seeds: those were logged by the other)
@@ -127,7 +126,7 @@ describe("a warm-up a crash interrupted", () => {
       const ids = (await warmUpEvents(WarmUpRecord.optionsOf(record, feed.tickMs))).map((e) => e.id).filter((id) => !logs.has(id))
       expect(ids.length).toBeGreaterThan(1_000)
       expect(await logged(database, ids)).toBe(0)
-      expect(WarmUpRecord.read(dataDir)?.complete).toBe(false)
+      expect(FileWarmUpRecords.read(dataDir)?.complete).toBe(false)
     } finally {
       await second.close()
     }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Market } from "@spot/application"
 import type { MarketEvent } from "@spot/domain"
-import { Chain } from "@spot/domain"
+import { Events } from "@spot/domain/testing"
 import * as Simulator from "@spot/simulator"
 import * as Encoding from "../src/api/Encoding.js"
 
@@ -13,47 +13,22 @@ const start = Date.now() - 3 * 60_000
 const unicodeToken = "Unicode111111111111111111111111111111111111"
 const unicodeName = "Ünïcødé 🚀 猫"
 
-const launch: MarketEvent = {
-  type: "tokenLaunched",
+const launch: MarketEvent = Events.launch({
   id: "unicode-launch",
   timestamp: start,
-  chain: "solana",
   token: unicodeToken,
-  creator: "Creator111111111111111111111111111111111111",
-  decimals: 6,
-  supply: 1_000_000_000_000_000n,
-  launchpad: null,
-  hasCurve: false,
-  block: 1,
-  transactionHash: "unicode-launch-tx",
-  annotations: [],
-  metadata: { name: unicodeName, symbol: "ÜNI", image: null, description: "«quoted» — and \"escaped\"", website: null, twitter: null, telegram: null, discord: null }
-}
-
-const swap = (i: number): MarketEvent => ({
-  type: "swap",
-  id: `unicode-swap-${i}`,
-  timestamp: start + 1000 * (i + 1),
-  chain: "solana",
-  token: unicodeToken,
-  pool: "UnicodePoo1111111111111111111111111111111111",
-  dex: "raydium",
-  trader: "Trader1111111111111111111111111111111111111",
-  transactionHash: `unicode-swap-tx-${i}`,
-  block: 10 + i,
-  indexInBlock: 0,
-  side: "buy",
-  tokenAmount: 1_000_000n,
-  quoteAmount: 1_000_000n,
-  quoteAddress: Chain.nativeAsset.solana.address,
-  quoteSymbol: "SOL",
-  quoteDecimals: 9,
-  nativeAmount: 1_000_000n,
-  nativeUsd: "150",
-  fees: { transaction: 5000n, validator: 0n, platform: 0n, dex: 0n },
-  terminal: null,
-  poolAfter: null
+  metadata: Events.metadata(unicodeName, "ÜNI", { description: "«quoted» — and \"escaped\"" })
 })
+
+const swap = (i: number): MarketEvent =>
+  Events.swap({
+    id: `unicode-swap-${i}`,
+    timestamp: start + 1000 * (i + 1),
+    token: unicodeToken,
+    pool: "UnicodePoo1111111111111111111111111111111111",
+    transactionHash: `unicode-swap-tx-${i}`,
+    block: 10 + i
+  })
 
 const makeMarket = () => {
   const market = Market.makeMarket()

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { MarketEvent, Position, PositionsPage as PositionsPageType } from "@spot/domain"
 import { Chain, Fixed, PositionsPage } from "@spot/domain"
+import { Events } from "@spot/domain/testing"
 import type { ReadApi, SimulatedMarket } from "./support/ReadApi.js"
 import { expectError, expectWire, query, simulatedMarket, startReadApi } from "./support/ReadApi.js"
 
@@ -58,22 +59,8 @@ const expectSorted = (positions: ReadonlyArray<Position>, field: string, directi
 const thinMarketEvents = (wallets: ReadonlyArray<string>, at: number): Array<MarketEvent> => {
   const thin = "Thin11111111111111111111111111111111111111"
   const airdrop = "Airdrop1111111111111111111111111111111111111"
-  const launch = (token: string, id: string): MarketEvent => ({
-    type: "tokenLaunched",
-    id,
-    timestamp: at,
-    chain: "solana",
-    token,
-    creator: "Creator111111111111111111111111111111111111",
-    decimals: 6,
-    supply: 1_000_000_000_000_000n,
-    launchpad: null,
-    hasCurve: false,
-    block: 1,
-    transactionHash: `${id}-tx`,
-    annotations: [],
-    metadata: { name: id, symbol: id.toUpperCase(), image: null, description: null, website: null, twitter: null, telegram: null, discord: null }
-  })
+  const launch = (token: string, id: string): MarketEvent =>
+    Events.launch({ id, timestamp: at, token, metadata: Events.metadata(id, id.toUpperCase()) })
   const events: Array<MarketEvent> = [
     launch(thin, "thinpool"),
     launch(airdrop, "airdropped"),
@@ -93,42 +80,19 @@ const thinMarketEvents = (wallets: ReadonlyArray<string>, at: number): Array<Mar
     }
   ]
   wallets.forEach((trader, i) => {
-    events.push({
-      type: "swap",
+    events.push(Events.swap({
       id: `thinpool-buy-${i}`,
       timestamp: at,
-      chain: "solana",
       token: thin,
       pool: "ThinPoo111111111111111111111111111111111111",
-      dex: "raydium",
       trader,
       transactionHash: `thinpool-buy-tx-${i}`,
       block: 2,
       indexInBlock: i,
-      side: "buy",
       tokenAmount: 5_000_000_000n,
-      quoteAmount: 100_000_000n,
-      quoteAddress: Chain.nativeAsset.solana.address,
-      quoteSymbol: "SOL",
-      quoteDecimals: 9,
-      nativeAmount: 100_000_000n,
-      nativeUsd: "150",
-      fees: { transaction: 5000n, validator: 0n, platform: 0n, dex: 0n },
-      terminal: null,
-      poolAfter: null
-    })
-    events.push({
-      type: "transfer",
-      id: `airdropped-${i}`,
-      timestamp: at,
-      chain: "solana",
-      token: airdrop,
-      from: null,
-      to: trader,
-      amount: 1_000_000n,
-      transactionHash: `airdropped-tx-${i}`,
-      block: 2
-    })
+      quoteAmount: 100_000_000n
+    }))
+    events.push(Events.transfer({ id: `airdropped-${i}`, timestamp: at, token: airdrop, to: trader, transactionHash: `airdropped-tx-${i}`, block: 2 }))
   })
   return events
 }

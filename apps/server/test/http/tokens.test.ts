@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { MarketEvent } from "@spot/domain"
-import { CandlesResponse, Chain, Token } from "@spot/domain"
+import { CandlesResponse, Token } from "@spot/domain"
+import { Events } from "@spot/domain/testing"
 import type { ReadApi } from "./support/ReadApi.js"
 import { expectError, expectWire, query, simulatedMarket, startReadApi } from "./support/ReadApi.js"
 
@@ -27,48 +28,19 @@ const chartNativePrice = (i: number) => (1_000_000 + i * 1000) / 1e9
 
 const chartEvents = (): Array<MarketEvent> => {
   const events: Array<MarketEvent> = [
-    {
-      type: "tokenLaunched",
-      id: "chart-launch",
-      timestamp: chartStart - 1000,
-      chain: "solana",
-      token: chartToken,
-      creator: "Creator111111111111111111111111111111111111",
-      decimals: 6,
-      supply: 1_000_000_000_000_000n,
-      launchpad: null,
-      hasCurve: false,
-      block: 1,
-      transactionHash: "chart-launch-tx",
-      annotations: [],
-      metadata: { name: "Chart", symbol: "CHRT", image: null, description: null, website: null, twitter: null, telegram: null, discord: null }
-    }
+    Events.launch({ id: "chart-launch", timestamp: chartStart - 1000, token: chartToken, metadata: Events.metadata("Chart", "CHRT") })
   ]
   for (let i = 0; i < chartCandles; i++) {
-    events.push({
-      type: "swap",
+    events.push(Events.swap({
       id: `chart-swap-${i}`,
       timestamp: candleTime(i),
-      chain: "solana",
       token: chartToken,
       pool: chartPool,
-      dex: "raydium",
       trader: chartTraders[i % chartTraders.length]!,
       transactionHash: `chart-swap-tx-${i}`,
       block: 10 + i,
-      indexInBlock: 0,
-      side: "buy",
-      tokenAmount: 1_000_000n,
-      quoteAmount: BigInt(1_000_000 + i * 1000),
-      quoteAddress: Chain.nativeAsset.solana.address,
-      quoteSymbol: "SOL",
-      quoteDecimals: 9,
-      nativeAmount: BigInt(1_000_000 + i * 1000),
-      nativeUsd: "150",
-      fees: { transaction: 5000n, validator: 0n, platform: 0n, dex: 0n },
-      terminal: null,
-      poolAfter: null
-    })
+      quoteAmount: BigInt(1_000_000 + i * 1000)
+    }))
   }
   return events
 }

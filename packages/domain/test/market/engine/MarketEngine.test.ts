@@ -5,6 +5,7 @@ import type { Rejection } from "../../../src/market/EventChecks.js"
 import { rejectionMessage } from "../../../src/market/EventChecks.js"
 import { MarketEngine } from "../../../src/market/MarketEngine.js"
 import { MAX_UPDATED_AT_LEAD_MS } from "../../../src/market/TokenBook.js"
+import { Events } from "../../../testing/index.js"
 
 /** An engine's refusal as ingest words it (undefined when the event passed). */
 const told = (rejection: Rejection | undefined): string | undefined => (rejection === undefined ? undefined : rejectionMessage(rejection))
@@ -17,64 +18,35 @@ const CREATOR = "Creator111111111111111111111111111111111111"
 const ALICE = "A1ice11111111111111111111111111111111111111"
 const BOB = "Bob1111111111111111111111111111111111111111"
 
-const launch = (extra: Partial<Extract<MarketEvent, { type: "tokenLaunched" }>> = {}): MarketEvent => ({
-  type: "tokenLaunched",
-  id: "launch",
-  timestamp: start,
-  chain: "solana",
-  token: TOKEN,
-  creator: CREATOR,
-  decimals: 6,
-  supply: 1_000_000_000_000_000n,
-  launchpad: "pumpfun",
-  hasCurve: true,
-  block: 100,
-  transactionHash: "txlaunch",
-  annotations: [],
-  metadata: null,
-  ...extra
-})
+/** A pump.fun launch of TOKEN at `start`, on a curve. */
+const launch = (extra: Partial<Events.TokenLaunched> = {}): MarketEvent =>
+  Events.launch({ id: "launch", timestamp: start, token: TOKEN, launchpad: "pumpfun", hasCurve: true, block: 100, transactionHash: "txlaunch", metadata: null, ...extra })
 
 /** A transfer of TOKEN at `at` (from null: a mint; to null: a burn). */
-const transfer = (from: string | null, to: string | null, amount: bigint, at: number): MarketEvent => ({
-  type: "transfer",
-  id: `transfer-${at}`,
-  timestamp: at,
-  chain: "solana",
-  token: TOKEN,
-  from,
-  to,
-  amount,
-  block: 300,
-  transactionHash: `txt${at}`
-})
+const transfer = (from: string | null, to: string | null, amount: bigint, at: number): MarketEvent =>
+  Events.transfer({ id: `transfer-${at}`, timestamp: at, token: TOKEN, from, to, amount, transactionHash: `txt${at}`, block: 300 })
 
+/** A swap of TOKEN on its pump.fun curve, numbered in order: its id, transaction and index in the block. */
 let swapSeq = 0
-const swap = (trader: string, side: "buy" | "sell", tokens: bigint, lamports: bigint, at: number, block = 200, extra: Record<string, unknown> = {}): MarketEvent => ({
-  type: "swap",
-  id: `swap-${++swapSeq}`,
-  timestamp: at,
-  chain: "solana",
-  token: TOKEN,
-  pool: "Poo111111111111111111111111111111111111111",
-  dex: "pumpfun",
-  trader,
-  transactionHash: `tx${swapSeq}`,
-  block,
-  indexInBlock: swapSeq,
-  side,
-  tokenAmount: tokens,
-  quoteAmount: lamports,
-  quoteAddress: SOL,
-  quoteSymbol: "SOL",
-  quoteDecimals: 9,
-  nativeAmount: lamports,
-  nativeUsd: "150",
-  fees: { transaction: 5000n, validator: 10000n, platform: lamports / 100n, dex: 0n },
-  terminal: null,
-  poolAfter: null,
-  ...extra
-})
+const swap = (trader: string, side: "buy" | "sell", tokens: bigint, lamports: bigint, at: number, block = 200, extra: Partial<Events.Swap> = {}): MarketEvent =>
+  Events.swap({
+    id: `swap-${++swapSeq}`,
+    timestamp: at,
+    token: TOKEN,
+    pool: "Poo111111111111111111111111111111111111111",
+    dex: "pumpfun",
+    trader,
+    transactionHash: `tx${swapSeq}`,
+    block,
+    indexInBlock: swapSeq,
+    side,
+    tokenAmount: tokens,
+    quoteAmount: lamports,
+    quoteAddress: SOL,
+    nativeAmount: lamports,
+    fees: { transaction: 5000n, validator: 10000n, platform: lamports / 100n, dex: 0n },
+    ...extra
+  })
 
 describe("MarketEngine", () => {
   it("a token event sees the window expiries up to its own time: a restart without clock ticks dates it as the live service did", () => {

@@ -7,3 +7,4 @@
 export { firstDifference, readsOf } from "./EngineReads.js"
 export type { ReadsOptions } from "./EngineReads.js"
 export * as Events from "./Events.js"
+export * as EventArbitraries from "./Arbitraries.js"
